@@ -1,0 +1,3 @@
+//! One module per command family; each exposes clap argument types and `run`-style functions.
+
+pub(crate) mod route;

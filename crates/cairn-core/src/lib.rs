@@ -1,0 +1,27 @@
+//! Cairn's domain types, shared by every stage of the pipeline.
+//!
+//! Nothing in this crate does IO: no files, no SQL, no network. The stages
+//! (`cairn-ingest`, `cairn-store`, `cairn-recall`, `cairn-route`, `cairn-assemble`)
+//! exchange these values.
+//!
+//! ```
+//! use cairn_core::{Audience, Scope};
+//! let scope = Scope::public_only(Some("default".into()));
+//! assert!(!scope.allows(Audience::Private));
+//! assert!(scope.allows(Audience::Public));
+//! ```
+#![warn(missing_docs)]
+
+mod hash;
+mod item;
+mod scope;
+
+pub use hash::content_hash;
+pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
+pub use scope::Scope;
+
+/// The project an item belongs to when nothing says otherwise.
+pub const DEFAULT_PROJECT: &str = "default";
+
+/// Milliseconds since the Unix epoch, the unit of every timestamp in Cairn.
+pub type Millis = i64;
