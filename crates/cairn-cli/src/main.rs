@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod settings;
 
-use commands::route;
+use commands::{ingest, recall, route};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -22,6 +22,18 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Write a commented `cairn.toml` with every setting and its default.
+    Init(ingest::InitArgs),
+    /// Index memory files (MEMORY.md, memory/**) into the store; unchanged files are skipped.
+    Harvest(ingest::HarvestArgs),
+    /// Store one finished turn (JSON on stdin), with injected context blocks stripped.
+    Capture(ingest::CaptureArgs),
+    /// Harvest, then re-index memory files within about a second of every save.
+    Watch,
+    /// Store path, schema, counts per kind and project, last harvest.
+    Status(ingest::StatusArgs),
+    /// Ranked hits for a query, with score parts, reasons and provenance.
+    Recall(recall::RecallArgs),
     /// Dry-run intent detection for a prompt: scores, winner, trace.
     IntentTest(route::IntentTestArgs),
     /// Check the routing rules for overlaps, bad regexes and broken references.
@@ -40,6 +52,8 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum EvalCommand {
+    /// Recall@k, Hit@k and NDCG@10 on a labelled corpus (LoCoMo format).
+    Retrieval(recall::EvalRetrievalArgs),
     /// Shadow-compare intent detection against expected packs.
     Intents(route::EvalIntentsArgs),
 }
@@ -61,10 +75,17 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let settings = Settings::resolve(&cli.global)?;
     match cli.command {
+        Command::Init(args) => ingest::init(args),
+        Command::Harvest(args) => ingest::harvest(args, &settings),
+        Command::Capture(args) => ingest::capture(args, &settings),
+        Command::Watch => ingest::watch(&settings),
+        Command::Status(args) => ingest::status(args, &settings),
+        Command::Recall(args) => recall::recall(args, &settings),
         Command::IntentTest(args) => route::intent_test(args, &settings),
         Command::Rules { command } => route::rules(command, &settings),
         Command::Bootstrap(args) => route::bootstrap(args, &settings),
         Command::Eval { command } => match command {
+            EvalCommand::Retrieval(args) => recall::eval_retrieval(args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),
         },
     }

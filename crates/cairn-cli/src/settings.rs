@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use cairn_core::Audience;
 use clap::Args;
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
@@ -33,6 +34,104 @@ pub(crate) struct RouteSettings {
     pub config_dir: PathBuf,
 }
 
+/// Harvest settings (`[harvest]`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct HarvestSettings {
+    /// Globs of memory files, relative to the workspace.
+    pub include: Vec<String>,
+    /// Globs to leave out.
+    pub exclude: Vec<String>,
+    /// Globs of files that are public unless their frontmatter says otherwise.
+    pub public: Vec<String>,
+    /// Project for files whose frontmatter names none.
+    pub default_project: String,
+    /// `private` or `public`.
+    pub default_audience: Audience,
+    /// Larger files are reported and skipped.
+    pub max_file_bytes: u64,
+    /// Target chunk size in characters.
+    pub chunk_max_chars: usize,
+}
+
+impl Default for HarvestSettings {
+    fn default() -> Self {
+        let o = cairn_ingest::HarvestOptions::default();
+        Self {
+            include: o.include,
+            exclude: o.exclude,
+            public: o.public,
+            default_project: o.default_project,
+            default_audience: o.default_audience,
+            max_file_bytes: o.max_file_bytes,
+            chunk_max_chars: o.chunk_max_chars,
+        }
+    }
+}
+
+impl HarvestSettings {
+    pub(crate) fn options(&self) -> cairn_ingest::HarvestOptions {
+        cairn_ingest::HarvestOptions {
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            public: self.public.clone(),
+            default_project: self.default_project.clone(),
+            default_audience: self.default_audience,
+            max_file_bytes: self.max_file_bytes,
+            chunk_max_chars: self.chunk_max_chars,
+            ..Default::default()
+        }
+    }
+}
+
+/// Capture settings (`[capture]`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct CaptureSettings {
+    /// Injected-block tag names stripped from captured turns.
+    pub strip_tags: Vec<String>,
+    /// Project for turns that name none.
+    pub default_project: String,
+    /// Audience for turns whose session does not decide it.
+    pub default_audience: Audience,
+}
+
+impl Default for CaptureSettings {
+    fn default() -> Self {
+        let o = cairn_ingest::CaptureOptions::default();
+        Self {
+            strip_tags: o.strip_tags,
+            default_project: o.default_project,
+            default_audience: o.default_audience,
+        }
+    }
+}
+
+impl CaptureSettings {
+    pub(crate) fn options(&self) -> cairn_ingest::CaptureOptions {
+        cairn_ingest::CaptureOptions {
+            strip_tags: self.strip_tags.clone(),
+            default_project: self.default_project.clone(),
+            default_audience: self.default_audience,
+            ..Default::default()
+        }
+    }
+}
+
+/// Watch settings (`[watch]`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct WatchSettings {
+    /// Quiet time after the last event before re-indexing, in milliseconds.
+    pub debounce_ms: u64,
+}
+
+impl Default for WatchSettings {
+    fn default() -> Self {
+        Self { debounce_ms: 300 }
+    }
+}
+
 /// The one resolved settings value passed down to every command.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,6 +140,15 @@ pub(crate) struct Settings {
     pub data_dir: PathBuf,
     /// Agent workspace root.
     pub workspace: PathBuf,
+    /// Harvesting memory files.
+    #[serde(default)]
+    pub harvest: HarvestSettings,
+    /// Capturing turns.
+    #[serde(default)]
+    pub capture: CaptureSettings,
+    /// Watch mode.
+    #[serde(default)]
+    pub watch: WatchSettings,
     /// Routing.
     pub route: RouteSettings,
 }
@@ -53,12 +161,20 @@ impl Default for Settings {
         Settings {
             data_dir: data_home.join("cairn"),
             workspace: home.join(".openclaw/workspace"),
+            harvest: HarvestSettings::default(),
+            capture: CaptureSettings::default(),
+            watch: WatchSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
         }
     }
 }
 
 impl Settings {
+    /// The SQLite store file.
+    pub(crate) fn store_path(&self) -> PathBuf {
+        self.data_dir.join("cairn.sqlite")
+    }
+
     pub(crate) fn resolve(args: &GlobalArgs) -> anyhow::Result<Settings> {
         let mut figment = Figment::from(Serialized::defaults(Settings::default()));
         let config_path = args.config.clone().or_else(|| {

@@ -14,10 +14,12 @@
 
 mod hash;
 mod item;
+mod lane;
 mod scope;
 
 pub use hash::content_hash;
 pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
+pub use lane::{LaneReport, LaneStatus};
 pub use scope::Scope;
 
 /// The project an item belongs to when nothing says otherwise.

@@ -1,0 +1,618 @@
+//! The assembler: candidates → deduplicated, budgeted, rendered block plus receipt.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use cairn_core::{Hit, LaneStatus, content_hash};
+use cairn_tokens::Tokenizer;
+use serde::Serialize;
+
+use crate::options::{AssembleRequest, Format, Layer, Level};
+use crate::receipt::{
+    Candidates, ExcludeReason, Excluded, Included, LayerTokens, RECEIPT_VERSION, Receipt, TokenAccounting,
+};
+use crate::text::{self, Cut};
+
+/// No entry costs fewer tokens than this: its date alone is six pre-tokenizer pieces.
+const MIN_ENTRY_TOKENS: usize = 8;
+/// Display caps (in chars) for the short fields.
+const TITLE_CHARS: usize = 100;
+const TAG_CHARS: usize = 40;
+const MAX_TAGS: usize = 12;
+const MAX_QUERY_TAGS: usize = 16;
+const SOURCE_CHARS: usize = 160;
+/// How many chars of raw text to look at per token of cap (generous for English, ample for CJK).
+const CHARS_PER_CAP_TOKEN: usize = 6;
+
+/// One entry of the block, as the JSON output lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AssembledItem {
+    /// Chunk id.
+    pub id: String,
+    /// Item id.
+    pub item_id: String,
+    /// Title as shown.
+    pub title: String,
+    /// `YYYY-MM-DD` (UTC) of the item's creation.
+    pub date: String,
+    /// Tags as shown.
+    pub tags: Vec<String>,
+    /// Provenance as shown (`path:12-40`, `session#turn`, a source name).
+    pub source: String,
+    /// Layer.
+    pub layer: Layer,
+    /// Level it was rendered at.
+    pub level: Level,
+    /// Tokens the entry costs in the block.
+    pub tokens: usize,
+    /// Fused recall score.
+    pub score: f32,
+}
+
+/// The result of [`assemble`]: the block, its entries and the receipt.
+///
+/// Serialises to the JSON output shape: `context_block`, `tokens`, `items`, `tags`, `source`,
+/// `empty`, `format`, `receipt`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assembly {
+    /// The block to inject: markdown (also for [`Format::Json`]) or xml, wrapped in
+    /// `<cairn-context>` tags; `""` when empty.
+    #[serde(rename = "context_block")]
+    pub block: String,
+    /// Tokens of `block`, as counted by the request's tokenizer; never above the budget.
+    pub tokens: usize,
+    /// The entries, in block order.
+    pub items: Vec<AssembledItem>,
+    /// The query tags.
+    pub tags: Vec<String>,
+    /// Always `"cairn"`.
+    pub source: &'static str,
+    /// Whether nothing was included: the caller should fall back.
+    pub empty: bool,
+    /// The requested format.
+    pub format: Format,
+    /// The trace receipt.
+    pub receipt: Receipt,
+}
+
+impl Assembly {
+    /// The text to print for the requested format: the block itself for markdown and xml, the
+    /// pretty JSON object for json.
+    pub fn output(&self) -> String {
+        match self.format {
+            Format::Markdown | Format::Xml => self.block.clone(),
+            Format::Json => self.to_json(),
+        }
+    }
+
+    /// The pretty-printed JSON object.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("an assembly always serialises")
+    }
+}
+
+/// Block syntax (json output carries a markdown block).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Markdown,
+    Xml,
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Pending,
+    Included(Level),
+    Excluded(ExcludeReason, Option<usize>),
+}
+
+/// The display fields and the rendered meta segment of a candidate.
+struct View {
+    title: String,
+    date: String,
+    tags: Vec<String>,
+    source: String,
+    meta: String,
+    meta_tokens: usize,
+}
+
+/// A rendered text segment and the whole entry's tokens with it.
+#[derive(Clone)]
+struct Seg {
+    text: String,
+    entry_tokens: usize,
+}
+
+struct Cand<'a> {
+    hit: &'a Hit,
+    layer: Layer,
+    state: State,
+    view: Option<View>,
+    tidied: Option<String>,
+    levels: [Option<Seg>; 3],
+}
+
+struct Assembler<'a> {
+    req: &'a AssembleRequest,
+    tok: Tokenizer,
+    syntax: Syntax,
+    cands: Vec<Cand<'a>>,
+    /// Indices of included candidates, in the order they were placed.
+    picks: Vec<usize>,
+}
+
+/// Whether `count(a + b) == count(a) + count(b)` is guaranteed for the o200k and cl100k
+/// pre-tokenizers, given that `a` ends with `\n`: `b` must not start with whitespace (which would
+/// join `a`'s trailing newline run) or `/` (which o200k lets trail punctuation and newlines).
+fn joins_cleanly(b: &str) -> bool {
+    b.chars().next().is_none_or(|c| !c.is_whitespace() && c != '/')
+}
+
+fn sanitize_tags<'t>(tags: impl Iterator<Item = &'t String>, max: usize) -> Vec<String> {
+    tags.map(|t| text::one_line(t, TAG_CHARS)).filter(|t| !t.is_empty()).take(max).collect()
+}
+
+/// Assemble the context block for `req`.
+///
+/// Infallible and deterministic: the same request gives byte-identical output. The block's
+/// tokens, counted by the real BPE, never exceed `req.budget`.
+pub fn assemble(req: &AssembleRequest) -> Assembly {
+    let syntax = if req.options.format == Format::Xml { Syntax::Xml } else { Syntax::Markdown };
+    let mut a = Assembler {
+        req,
+        tok: Tokenizer::new(req.options.encoding),
+        syntax,
+        cands: Vec::new(),
+        picks: Vec::new(),
+    };
+    a.gather();
+    a.dedupe();
+    let (recent_allot, topic_allot) = a.pack();
+    a.finish(recent_allot, topic_allot)
+}
+
+impl<'a> Assembler<'a> {
+    /// Visible candidates in a fixed order: topic by score (ties by chunk id), then recent by
+    /// recency (ties by chunk id). Scope and score exclusions happen here.
+    fn gather(&mut self) {
+        let o = &self.req.options;
+        let rank = |h: &Hit| if h.score.is_nan() { f32::NEG_INFINITY } else { h.score };
+        let visible = |h: &&Hit| o.scope.as_ref().is_none_or(|s| s.allows(h.audience));
+        let mut topic: Vec<&Hit> = self.req.topic.iter().filter(visible).collect();
+        topic.sort_by(|a, b| rank(b).total_cmp(&rank(a)).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
+        let mut recent: Vec<&Hit> = self.req.recent.iter().filter(visible).collect();
+        recent.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
+        let layered = topic
+            .into_iter()
+            .map(|h| (h, Layer::Topic))
+            .chain(recent.into_iter().map(|h| (h, Layer::Recent)));
+        for (hit, layer) in layered {
+            let state = if o.scope.as_ref().is_some_and(|s| !s.contains(&hit.project, hit.audience)) {
+                State::Excluded(ExcludeReason::Scope, None)
+            } else if layer == Layer::Topic && o.min_score.is_some_and(|m| !(hit.score >= m)) {
+                State::Excluded(ExcludeReason::Score, None)
+            } else {
+                State::Pending
+            };
+            self.cands.push(Cand { hit, layer, state, view: None, tidied: None, levels: [None, None, None] });
+        }
+    }
+
+    /// Same chunk id, same content hash or near-identical text as an earlier candidate: duplicate.
+    fn dedupe(&mut self) {
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut hashes: HashMap<&str, usize> = HashMap::new();
+        let mut texts: HashMap<String, usize> = HashMap::new();
+        for i in 0..self.cands.len() {
+            if !matches!(self.cands[i].state, State::Pending) {
+                continue;
+            }
+            let hit = self.cands[i].hit;
+            let key = text::near_key(&hit.text);
+            let first = ids
+                .get(hit.chunk_id.as_str())
+                .or_else(|| {
+                    (!hit.content_hash.is_empty()).then(|| hashes.get(hit.content_hash.as_str())).flatten()
+                })
+                .or_else(|| key.as_ref().and_then(|k| texts.get(k)))
+                .copied();
+            if let Some(first) = first {
+                self.cands[i].state = State::Excluded(ExcludeReason::Duplicate, Some(first));
+                continue;
+            }
+            ids.insert(hit.chunk_id.as_str(), i);
+            if !hit.content_hash.is_empty() {
+                hashes.insert(hit.content_hash.as_str(), i);
+            }
+            if let Some(k) = key {
+                texts.insert(k, i);
+            }
+        }
+    }
+
+    // ----- rendering -------------------------------------------------------------------------
+
+    fn header(&self, items: usize, tokens: usize) -> String {
+        let tags = sanitize_tags(self.req.query_tags.iter(), MAX_QUERY_TAGS).join(", ");
+        let noun = if items == 1 { "item" } else { "items" };
+        match self.syntax {
+            Syntax::Markdown => format!(
+                "<cairn-context>\n## Retrieved Context\n\n*Assembled by Cairn — {items} {noun}, ~{tokens} tokens*\n*Query tags: [{}]*\n\n",
+                text::md_italic_safe(&text::defuse(&tags))
+            ),
+            Syntax::Xml => {
+                let mut s = format!(
+                    "<cairn-context source=\"cairn\" items=\"{items}\" tokens=\"{tokens}\" query-tags=\""
+                );
+                text::xml_attr(&tags, &mut s);
+                s.push_str("\">\n");
+                s
+            }
+        }
+    }
+
+    const FOOTER: &'static str = "</cairn-context>";
+
+    fn view(&mut self, i: usize) -> &View {
+        if self.cands[i].view.is_none() {
+            let c = &self.cands[i];
+            let hit = c.hit;
+            let mut title = text::one_line(&hit.title, TITLE_CHARS);
+            if title.is_empty() {
+                title = "(untitled)".to_owned();
+            }
+            let date = text::date_utc(hit.created_at);
+            let tags = sanitize_tags(hit.tags.iter(), MAX_TAGS);
+            let source = text::one_line(&hit.provenance.display(), SOURCE_CHARS);
+            let mut meta = String::with_capacity(64 + title.len() + source.len());
+            match self.syntax {
+                Syntax::Markdown => {
+                    let _ = writeln!(meta, "### [{date}] {}", text::defuse(&title));
+                    if !tags.is_empty() {
+                        let joined = tags.join(", ");
+                        let _ = writeln!(meta, "*Tags: {}*", text::md_italic_safe(&text::defuse(&joined)));
+                    }
+                    if !source.is_empty() {
+                        let _ = writeln!(meta, "*Source: {}*", text::md_italic_safe(&text::defuse(&source)));
+                    }
+                    meta.push('\n');
+                }
+                Syntax::Xml => {
+                    meta.push_str("<item id=\"");
+                    text::xml_attr(&text::one_line(&hit.chunk_id, usize::MAX), &mut meta);
+                    let layer = match c.layer {
+                        Layer::Topic => "topic",
+                        Layer::Recent => "recent",
+                    };
+                    let _ = write!(meta, "\" layer=\"{layer}\" date=\"{date}\" title=\"");
+                    text::xml_attr(&title, &mut meta);
+                    meta.push_str("\" source=\"");
+                    text::xml_attr(&source, &mut meta);
+                    meta.push_str("\" tags=\"");
+                    text::xml_attr(&tags.join(", "), &mut meta);
+                    meta.push_str("\">\n");
+                }
+            }
+            let meta_tokens = self.tok.count(&meta);
+            self.cands[i].view = Some(View { title, date, tags, source, meta, meta_tokens });
+        }
+        self.cands[i].view.as_ref().expect("just set")
+    }
+
+    fn render_text(&self, shown: &str) -> String {
+        match self.syntax {
+            Syntax::Markdown if shown.is_empty() => String::new(),
+            Syntax::Markdown => format!("{}\n\n", text::defuse(shown)),
+            Syntax::Xml => {
+                let mut s = String::with_capacity(shown.len() + 16);
+                text::xml_text(shown, &mut s);
+                if !shown.is_empty() {
+                    s.push('\n');
+                }
+                s.push_str("</item>\n");
+                s
+            }
+        }
+    }
+
+    /// The text segment for `text` holding at most about `cap` tokens: counted, then cut
+    /// proportionally at a natural boundary and recounted, a few times at most.
+    fn fit(&self, text: &str, cap: usize, cut: Cut) -> (String, usize) {
+        let mut cur = text.trim();
+        let mut truncated = false;
+        if cap > 0 {
+            for _ in 0..6 {
+                if cur.is_empty() {
+                    break;
+                }
+                let shown = if truncated { format!("{cur}…") } else { cur.to_owned() };
+                let seg = self.render_text(&shown);
+                let n = self.tok.count(&seg);
+                if n <= cap {
+                    return (seg, n);
+                }
+                let chars = cur.chars().count();
+                let target = (chars * cap / n * 9 / 10).min(chars.saturating_sub(1));
+                cur = text::back_off(text::prefix_chars(cur, target), cut);
+                truncated = true;
+            }
+        }
+        let seg = self.render_text("");
+        let n = self.tok.count(&seg);
+        (seg, n)
+    }
+
+    /// The text segment of candidate `i` at `level`, computed once.
+    fn level_seg(&mut self, i: usize, level: Level) -> Seg {
+        if let Some(seg) = &self.cands[i].levels[level.index()] {
+            return seg.clone();
+        }
+        let o = &self.req.options;
+        let hit = self.cands[i].hit;
+        let (text, tokens) = match level {
+            Level::L2 => {
+                let window =
+                    text::prefix_chars(&hit.text, o.snippet_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 64);
+                self.fit(&text::clean_raw(window), o.snippet_cap, Cut::Line)
+            }
+            Level::L1 | Level::L0 => {
+                if self.cands[i].tidied.is_none() {
+                    let window =
+                        text::prefix_chars(&hit.text, o.l1_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 64);
+                    self.cands[i].tidied = Some(text::tidy(window));
+                }
+                let tidied = self.cands[i].tidied.as_deref().unwrap_or_default();
+                if level == Level::L1 {
+                    self.fit(tidied, o.l1_cap, Cut::Sentence)
+                } else {
+                    self.fit(text::first_sentence(tidied), o.l0_cap, Cut::Sentence)
+                }
+            }
+        };
+        let view = self.view(i);
+        let entry_tokens = if joins_cleanly(&text) {
+            view.meta_tokens + tokens
+        } else {
+            let whole = format!("{}{text}", view.meta);
+            self.tok.count(&whole)
+        };
+        let seg = Seg { text, entry_tokens };
+        self.cands[i].levels[level.index()] = Some(seg.clone());
+        seg
+    }
+
+    // ----- packing ---------------------------------------------------------------------------
+
+    /// Place candidate `i` at the richest allowed level that fits in `room`; returns its tokens.
+    fn place(&mut self, i: usize, room: usize) -> Option<usize> {
+        if room < MIN_ENTRY_TOKENS || self.view(i).meta_tokens > room {
+            return None;
+        }
+        let max = self.req.options.max_level;
+        for level in [Level::L2, Level::L1, Level::L0] {
+            if level > max {
+                continue;
+            }
+            let seg = self.level_seg(i, level);
+            if seg.entry_tokens <= room {
+                self.cands[i].state = State::Included(level);
+                self.picks.push(i);
+                return Some(seg.entry_tokens);
+            }
+        }
+        None
+    }
+
+    /// Fill `layer` with its candidates, in order, within `room`; returns the tokens used.
+    fn fill(&mut self, layer: Layer, room: usize) -> usize {
+        let mut used = 0;
+        for i in 0..self.cands.len() {
+            let c = &self.cands[i];
+            let open = matches!(c.state, State::Pending | State::Excluded(ExcludeReason::Budget, _));
+            if c.layer != layer || !open {
+                continue;
+            }
+            match self.place(i, room - used) {
+                Some(t) => used += t,
+                None => self.cands[i].state = State::Excluded(ExcludeReason::Budget, None),
+            }
+        }
+        used
+    }
+
+    fn entry_tokens(&self, i: usize) -> usize {
+        match self.cands[i].state {
+            State::Included(level) => {
+                self.cands[i].levels[level.index()].as_ref().map_or(0, |s| s.entry_tokens)
+            }
+            _ => 0,
+        }
+    }
+
+    /// Split the budget and fill: recency within its share, topic with the rest plus whatever
+    /// recency left, then recency again with whatever topic left.
+    fn pack(&mut self) -> (usize, usize) {
+        let budget = self.req.budget;
+        let candidates = self.cands.len();
+        let reserved = self.tok.count(&self.header(candidates, budget)) + self.tok.count(Self::FOOTER);
+        let avail = budget.saturating_sub(reserved);
+        let share = self.req.options.recency_share;
+        let share = if share.is_nan() { 0.25 } else { share.clamp(0.0, 1.0) };
+        let recent_allot = ((avail as f64) * f64::from(share)).floor() as usize;
+        let topic_allot = avail - recent_allot;
+        let used_recent = self.fill(Layer::Recent, recent_allot);
+        let used_topic = self.fill(Layer::Topic, avail - used_recent);
+        self.fill(Layer::Recent, avail - used_recent - used_topic);
+        (recent_allot, topic_allot)
+    }
+
+    /// Drop the most recently placed entry (budget).
+    fn unpick(&mut self) {
+        if let Some(i) = self.picks.pop() {
+            self.cands[i].state = State::Excluded(ExcludeReason::Budget, None);
+        }
+    }
+
+    // ----- output ----------------------------------------------------------------------------
+
+    fn finish(mut self, recent_allot: usize, topic_allot: usize) -> Assembly {
+        let budget = self.req.budget;
+        let footer_tokens = self.tok.count(Self::FOOTER);
+        let (block, total, header_tokens, verified) = loop {
+            let order: Vec<usize> = (0..self.cands.len())
+                .filter(|&i| matches!(self.cands[i].state, State::Included(_)))
+                .collect();
+            let has_topic = order.iter().any(|&i| self.cands[i].layer == Layer::Topic);
+            if order.is_empty() || (self.req.options.require_topic && !has_topic) {
+                for &i in &order {
+                    self.cands[i].state = State::Excluded(ExcludeReason::NoTopic, None);
+                }
+                self.picks.clear();
+                break (String::new(), 0, 0, false);
+            }
+            let body: usize = order.iter().map(|&i| self.entry_tokens(i)).sum::<usize>() + footer_tokens;
+            // The header shows the total, which includes the header: find the fixed point.
+            let mut total = body + self.tok.count(&self.header(order.len(), body));
+            let mut header = self.header(order.len(), total);
+            let mut header_tokens = self.tok.count(&header);
+            for _ in 0..6 {
+                if body + header_tokens == total {
+                    break;
+                }
+                total = body + header_tokens;
+                header = self.header(order.len(), total);
+                header_tokens = self.tok.count(&header);
+            }
+            let total = body + header_tokens;
+            if total > budget {
+                self.unpick();
+                continue;
+            }
+            let mut block = header;
+            for &i in &order {
+                let c = &self.cands[i];
+                let State::Included(level) = c.state else { unreachable!("filtered above") };
+                block.push_str(&c.view.as_ref().expect("placed entries have a view").meta);
+                block.push_str(&c.levels[level.index()].as_ref().expect("placed level is rendered").text);
+            }
+            block.push_str(Self::FOOTER);
+            if !self.req.options.verify {
+                break (block, total, header_tokens, false);
+            }
+            let real = self.tok.count(&block);
+            if real > budget {
+                self.unpick();
+                continue;
+            }
+            break (block, real, header_tokens, real == total);
+        };
+        self.output(
+            block,
+            total,
+            header_tokens + if total > 0 { footer_tokens } else { 0 },
+            verified,
+            recent_allot,
+            topic_allot,
+        )
+    }
+
+    fn output(
+        self,
+        block: String,
+        tokens: usize,
+        header: usize,
+        verified: bool,
+        recent_allot: usize,
+        topic_allot: usize,
+    ) -> Assembly {
+        let o = &self.req.options;
+        let title = |c: &Cand<'_>| (!o.redact).then(|| text::one_line(&c.hit.title, TITLE_CHARS));
+        let mut items = Vec::new();
+        let mut included = Vec::new();
+        let mut excluded = Vec::new();
+        let (mut used_topic, mut used_recent) = (0, 0);
+        for (i, c) in self.cands.iter().enumerate() {
+            match &c.state {
+                State::Included(level) => {
+                    let t = self.entry_tokens(i);
+                    match c.layer {
+                        Layer::Topic => used_topic += t,
+                        Layer::Recent => used_recent += t,
+                    }
+                    let v = c.view.as_ref().expect("placed entries have a view");
+                    items.push(AssembledItem {
+                        id: c.hit.chunk_id.clone(),
+                        item_id: c.hit.item_id.clone(),
+                        title: v.title.clone(),
+                        date: v.date.clone(),
+                        tags: v.tags.clone(),
+                        source: v.source.clone(),
+                        layer: c.layer,
+                        level: *level,
+                        tokens: t,
+                        score: c.hit.score,
+                    });
+                    included.push(Included {
+                        chunk_id: c.hit.chunk_id.clone(),
+                        item_id: c.hit.item_id.clone(),
+                        content_hash: c.hit.content_hash.clone(),
+                        layer: c.layer,
+                        level: *level,
+                        tokens: t,
+                        score: c.hit.score,
+                        title: title(c),
+                    });
+                }
+                State::Excluded(reason, first) => excluded.push(Excluded {
+                    chunk_id: c.hit.chunk_id.clone(),
+                    content_hash: c.hit.content_hash.clone(),
+                    layer: c.layer,
+                    reason: *reason,
+                    duplicate_of: first.map(|f| self.cands[f].hit.chunk_id.clone()),
+                    score: c.hit.score,
+                    title: title(c),
+                }),
+                State::Pending => unreachable!("every candidate is placed or excluded"),
+            }
+        }
+        let count = |layer| self.cands.iter().filter(|c| c.layer == layer).count();
+        let candidates =
+            Candidates { topic: count(Layer::Topic), recent: count(Layer::Recent), total: self.cands.len() };
+        let receipt = Receipt {
+            version: RECEIPT_VERSION,
+            query_hash: content_hash(self.req.query.as_bytes()),
+            redacted: o.redact,
+            format: o.format,
+            max_level: o.max_level,
+            encoding: o.encoding,
+            lanes: self.req.lanes.clone(),
+            failed_lanes: self
+                .req
+                .lanes
+                .iter()
+                .filter(|l| l.status == LaneStatus::Failed)
+                .map(|l| l.name.clone())
+                .collect(),
+            candidates,
+            included,
+            excluded,
+            tokens: TokenAccounting {
+                budget: self.req.budget,
+                header,
+                recent: LayerTokens { allotted: recent_allot, used: used_recent },
+                topic: LayerTokens { allotted: topic_allot, used: used_topic },
+                total: tokens,
+                verified,
+            },
+        };
+        Assembly {
+            empty: items.is_empty(),
+            block,
+            tokens,
+            items,
+            tags: self.req.query_tags.clone(),
+            source: "cairn",
+            format: o.format,
+            receipt,
+        }
+    }
+}

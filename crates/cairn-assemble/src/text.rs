@@ -1,0 +1,412 @@
+//! Pure text helpers: sanitising, tidying markdown, sentence cuts, escaping, dates.
+
+use std::borrow::Cow;
+
+/// Characters that may not reach the block: controls other than newline and tab, and the two
+/// non-characters XML 1.0 forbids.
+fn is_banned(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || c == '\u{FFFE}' || c == '\u{FFFF}'
+}
+
+/// The prefix of `s` holding at most `n` chars.
+pub(crate) fn prefix_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// One line of display text: banned characters dropped, whitespace runs collapsed to one space,
+/// trimmed, at most `max_chars` chars (an ellipsis marks a cut). Reads no further than it needs.
+pub(crate) fn one_line(s: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0usize;
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if is_banned(c) {
+            continue;
+        }
+        if chars + usize::from(space) >= max_chars {
+            out.push('…');
+            return out;
+        }
+        if space {
+            out.push(' ');
+            chars += 1;
+            space = false;
+        }
+        out.push(c);
+        chars += 1;
+    }
+    out
+}
+
+/// Raw text for an L2 snippet: line endings normalised, banned characters dropped, trimmed.
+pub(crate) fn clean_raw(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            if chars.peek() != Some(&'\n') {
+                out.push('\n');
+            }
+        } else if !is_banned(c) {
+            out.push(c);
+        }
+    }
+    let trimmed = out.trim();
+    if trimmed.len() == out.len() { out } else { trimmed.to_owned() }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Plain,
+    Heading,
+    Bullet,
+}
+
+fn is_rule(line: &str) -> bool {
+    let mut n = 0;
+    for c in line.chars() {
+        match c {
+            '-' | '*' | '_' | '=' | '|' | ':' | '+' => n += 1,
+            ' ' | '\t' => {}
+            _ => return false,
+        }
+    }
+    n >= 3
+}
+
+fn strip_marker(line: &str) -> (&str, LineKind) {
+    if line.starts_with('#') {
+        let rest = line.trim_start_matches('#');
+        if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+            return (rest.trim_start(), LineKind::Heading);
+        }
+        return (line, LineKind::Plain);
+    }
+    if line.starts_with('>') {
+        return (line.trim_start_matches(|c: char| c == '>' || c.is_whitespace()), LineKind::Plain);
+    }
+    for bullet in ["- ", "* ", "+ ", "• "] {
+        if let Some(rest) = line.strip_prefix(bullet) {
+            let rest = rest.trim_start();
+            let rest = ["[ ] ", "[x] ", "[X] "].iter().find_map(|b| rest.strip_prefix(b)).unwrap_or(rest);
+            return (rest.trim_start(), LineKind::Bullet);
+        }
+    }
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 && digits <= 3 {
+        let rest = &line[digits..];
+        if let Some(rest) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return (rest.trim_start(), LineKind::Bullet);
+        }
+    }
+    (line, LineKind::Plain)
+}
+
+fn ends_terminal(s: &str) -> bool {
+    s.ends_with(['.', '!', '?', ':', ';', '…', '。', '！', '？', '：', '；'])
+}
+
+/// An extractive summary source: markdown headings, bullets, quotes, rules, code fences and
+/// emphasis markers tidied away, lines joined into running text (headings end with `:`, bullet
+/// items with `;`). Falls back to the collapsed raw text when nothing else is left.
+pub(crate) fn tidy(window: &str) -> String {
+    let mut out = String::with_capacity(window.len());
+    let mut fence = false;
+    for raw in window.lines() {
+        let line = raw.trim();
+        if line.starts_with("```") || line.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence || line.is_empty() || is_rule(line) {
+            continue;
+        }
+        let (body, kind) = strip_marker(line);
+        let before = out.len();
+        if before > 0 {
+            out.push(' ');
+        }
+        let (mut space, mut started) = (false, false);
+        let mut chars = body.chars().peekable();
+        while let Some(c) = chars.next() {
+            if (c == '*' || c == '_') && chars.peek() == Some(&c) {
+                chars.next();
+                continue;
+            }
+            if c.is_whitespace() {
+                space = true;
+                continue;
+            }
+            if c == '`' || is_banned(c) {
+                continue;
+            }
+            if space && started {
+                out.push(' ');
+            }
+            space = false;
+            started = true;
+            out.push(c);
+        }
+        if !started {
+            out.truncate(before);
+            continue;
+        }
+        let added = &out[before..];
+        if !ends_terminal(added) {
+            match kind {
+                LineKind::Heading => out.push(':'),
+                LineKind::Bullet => out.push(';'),
+                LineKind::Plain => {}
+            }
+        }
+    }
+    if out.trim().is_empty() {
+        return one_line(window, usize::MAX);
+    }
+    out
+}
+
+fn is_sentence_end(c: char, next: Option<char>) -> bool {
+    match c {
+        '。' | '！' | '？' => true,
+        '.' | '!' | '?' | '…' => next.is_none_or(char::is_whitespace),
+        _ => false,
+    }
+}
+
+/// The first sentence of running text (at least a few words long), or all of it.
+pub(crate) fn first_sentence(s: &str) -> &str {
+    const MIN_CHARS: usize = 16;
+    let mut chars = s.char_indices().peekable();
+    let mut count = 0usize;
+    while let Some((i, c)) = chars.next() {
+        count += 1;
+        let next = chars.peek().map(|&(_, n)| n);
+        if count >= MIN_CHARS && is_sentence_end(c, next) {
+            return &s[..i + c.len_utf8()];
+        }
+    }
+    s
+}
+
+/// Where to cut an over-long text, looking back from `prefix`'s end.
+#[derive(Clone, Copy)]
+pub(crate) enum Cut {
+    /// At a sentence end, else a space.
+    Sentence,
+    /// At a line end, else a space.
+    Line,
+}
+
+/// `prefix` shortened to a natural boundary in its second half, right-trimmed.
+pub(crate) fn back_off(prefix: &str, cut: Cut) -> &str {
+    let half = prefix.len() / 2;
+    let boundary = match cut {
+        Cut::Sentence => {
+            let mut best = None;
+            let mut it = prefix.char_indices().peekable();
+            while let Some((i, c)) = it.next() {
+                if i >= half && is_sentence_end(c, it.peek().map(|&(_, n)| n)) {
+                    best = Some(i + c.len_utf8());
+                }
+            }
+            best
+        }
+        Cut::Line => prefix.rfind('\n').filter(|&i| i >= half),
+    };
+    let boundary = boundary.or_else(|| prefix.rfind(char::is_whitespace).filter(|&i| i >= half));
+    match boundary {
+        Some(i) => prefix[..i].trim_end(),
+        None => prefix.trim_end(),
+    }
+}
+
+/// A key equal for texts that differ only in case, punctuation, markup or spacing.
+pub(crate) fn near_key(text: &str) -> Option<String> {
+    let mut norm = String::new();
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if gap && !norm.is_empty() {
+                norm.push(' ');
+            }
+            gap = false;
+            if c.is_ascii() {
+                norm.push(c.to_ascii_lowercase());
+            } else {
+                norm.extend(c.to_lowercase());
+            }
+        } else {
+            gap = true;
+        }
+    }
+    if norm.is_empty() {
+        // Nothing alphanumeric (emoji, symbols): only exact equality counts.
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return None;
+        }
+        norm = format!("\u{0}{trimmed}");
+    }
+    Some(cairn_core::content_hash(norm.as_bytes()))
+}
+
+/// For markdown: stop text from opening or closing Cairn's own wrapper tag, so the capture side's
+/// stripping cannot be fooled. `<cairn-context` becomes `&lt;cairn-context` (any case).
+pub(crate) fn defuse(s: &str) -> Cow<'_, str> {
+    const TAG: &[u8] = b"cairn-context";
+    let bytes = s.as_bytes();
+    let hit = |i: usize| {
+        let mut j = i + 1;
+        if bytes.get(j) == Some(&b'/') {
+            j += 1;
+        }
+        bytes.len() >= j + TAG.len() && bytes[j..j + TAG.len()].eq_ignore_ascii_case(TAG)
+    };
+    if !s.bytes().enumerate().any(|(i, b)| b == b'<' && hit(i)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut last = 0;
+    for (i, b) in s.bytes().enumerate() {
+        if b == b'<' && hit(i) {
+            out.push_str(&s[last..i]);
+            out.push_str("&lt;");
+            last = i + 1;
+        }
+    }
+    out.push_str(&s[last..]);
+    Cow::Owned(out)
+}
+
+/// Escape XML character data.
+pub(crate) fn xml_text(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Escape an XML attribute value (double-quoted).
+pub(crate) fn xml_attr(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\t' => out.push_str("&#9;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Markdown-escape `*` so a value cannot end the italic line it sits in.
+pub(crate) fn md_italic_safe(s: &str) -> Cow<'_, str> {
+    if s.contains('*') { Cow::Owned(s.replace('*', "\\*")) } else { Cow::Borrowed(s) }
+}
+
+/// `YYYY-MM-DD` (UTC) of a millisecond timestamp.
+pub(crate) fn date_utc(ms: i64) -> String {
+    let (y, m, d) = civil_from_days(ms.div_euclid(86_400_000));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Howard Hinnant's `civil_from_days`: proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        let check = |ms: i64, want: &str| assert_eq!(date_utc(ms), want, "{ms}");
+        check(0, "1970-01-01");
+        check(-1, "1969-12-31");
+        check(86_400_000 - 1, "1970-01-01");
+        check(951_782_400_000, "2000-02-29");
+        check(1_773_792_000_000, "2026-03-18");
+        check(1_709_164_800_000, "2024-02-29");
+        check(4_102_444_800_000, "2100-01-01");
+        // Extremes do not panic.
+        let _ = date_utc(i64::MAX);
+        let _ = date_utc(i64::MIN);
+    }
+
+    #[test]
+    fn tidies_markdown() {
+        let check = |input: &str, want: &str| assert_eq!(tidy(input), want, "{input:?}");
+        check("# Status\nCurrent equity is **high**.", "Status: Current equity is high.");
+        check("- one\n- two.\n1. three", "one; two. three;");
+        check("> quoted\n---\n```\ncode()\n```\ntail", "quoted tail");
+        check("plain line\nwrapped here", "plain line wrapped here");
+        check("```\nonly code\n```", "``` only code ```");
+        check("- [x] done item", "done item;");
+        check("#hashtag text", "#hashtag text");
+    }
+
+    #[test]
+    fn first_sentences() {
+        let check = |input: &str, want: &str| assert_eq!(first_sentence(input), want, "{input:?}");
+        check("Short. This is the second sentence. Third.", "Short. This is the second sentence.");
+        check("No terminator at all here", "No terminator at all here");
+        check("記憶システムの設計について話しましょう。次の文。", "記憶システムの設計について話しましょう。");
+        check("Price was $3.88 today and rising. Next.", "Price was $3.88 today and rising.");
+    }
+
+    #[test]
+    fn one_line_caps_and_collapses() {
+        assert_eq!(one_line("  a \n\t b\u{0} ", 10), "a b");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+        assert_eq!(one_line("", 3), "");
+    }
+
+    #[test]
+    fn defuses_wrapper_tags() {
+        assert_eq!(
+            defuse("x </cairn-context> y <CAIRN-CONTEXT a>"),
+            "x &lt;/cairn-context> y &lt;CAIRN-CONTEXT a>"
+        );
+        assert!(matches!(defuse("a < b </other>"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn near_keys() {
+        assert_eq!(near_key("Hello,  World!"), near_key("hello world"));
+        assert_ne!(near_key("hello world"), near_key("hello there"));
+        assert_eq!(near_key("  "), None);
+        assert_ne!(near_key("🙂"), near_key("🙃"));
+    }
+
+    #[test]
+    fn back_off_prefers_boundaries() {
+        assert_eq!(back_off("One sentence here. Another one is cut", Cut::Sentence), "One sentence here.");
+        assert_eq!(back_off("line one\nline two is long", Cut::Line), "line one\nline two is");
+        assert_eq!(back_off("abcdefgh", Cut::Line), "abcdefgh");
+    }
+}

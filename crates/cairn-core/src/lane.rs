@@ -1,0 +1,29 @@
+use serde::{Deserialize, Serialize};
+
+/// How a retrieval lane fared on one query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LaneStatus {
+    /// The lane ran and contributed candidates (possibly none).
+    Ok,
+    /// The lane failed; the rest of the pipeline went on without it.
+    Failed,
+    /// The lane was disabled or not applicable.
+    Skipped,
+}
+
+/// What one retrieval lane did for one query: part of every trace receipt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaneReport {
+    /// Lane name: `lexical`, `tags`, `recency`, `vector`, `graph`.
+    pub name: String,
+    /// Outcome.
+    pub status: LaneStatus,
+    /// Candidates it returned (inside the caller's scope only).
+    pub candidates: usize,
+    /// Wall time in microseconds.
+    pub micros: u64,
+    /// The failure, when `status` is `failed` (an error message, never item text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

@@ -1,0 +1,60 @@
+//! Cairn's write path, with no LLM in it: harvest memory files, capture finished conversation turns,
+//! watch a workspace for changes.
+//!
+//! ```
+//! use cairn_ingest::capture::strip_injected;
+//! let tags = vec!["cairn-context".to_string()];
+//! assert_eq!(strip_injected("<cairn-context>old</cairn-context>\n\nWhat next?", &tags), "What next?");
+//! ```
+#![warn(missing_docs)]
+
+pub mod capture;
+pub mod chunk;
+pub mod frontmatter;
+pub mod harvest;
+pub mod tags;
+pub mod watch;
+
+use std::path::PathBuf;
+
+pub use capture::{CaptureOptions, CaptureOutcome, TurnInput, capture};
+pub use harvest::{
+    FileAction, FileProblem, HarvestOptions, HarvestReport, HarvestRequest, NoProgress, Progress, harvest,
+};
+
+/// Result with ingest's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What can go wrong while ingesting (per-file problems are reported, not raised).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] cairn_store::Error),
+    /// A path could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The IO error.
+        source: std::io::Error,
+    },
+    /// A path given to harvest is outside the workspace.
+    #[error("`{path}` is outside the workspace `{root}`")]
+    OutsideWorkspace {
+        /// The path given.
+        path: PathBuf,
+        /// The workspace root.
+        root: PathBuf,
+    },
+    /// Invalid options (a bad glob).
+    #[error("invalid settings: {0}")]
+    Config(String),
+    /// A turn given to capture is malformed.
+    #[error("invalid turn: {0}")]
+    BadTurn(String),
+    /// The file watcher failed.
+    #[error("watching failed: {0}")]
+    Watch(String),
+}

@@ -1,0 +1,276 @@
+//! Text analysis shared by indexing and querying: one tokenizer for every script.
+//!
+//! - Unicode word segmentation (UAX #29), lowercasing.
+//! - Latin and other alphabetic scripts: a small English stop-word list and the Snowball English stemmer.
+//! - CJK (Han, Hiragana, Katakana, Hangul): each run of CJK characters becomes overlapping character
+//!   bigrams (a run of one character becomes a unigram), so Chinese, Japanese and Korean text is searchable
+//!   without a dictionary.
+
+use std::sync::OnceLock;
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The name the tokenizer is registered under in the index.
+pub(crate) const TOKENIZER_NAME: &str = "cairn_v1";
+
+/// Tokens longer than this (in bytes) are dropped: they are hashes or base64, not words.
+const MAX_TOKEN_BYTES: usize = 64;
+
+/// A small English stop-word list: function words and question words that carry no topic.
+///
+/// Kept short on purpose: BM25's idf already discounts common words; removing these keeps long
+/// natural-language prompts from walking huge posting lists.
+pub const STOP_WORDS: &[&str] = &[
+    "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could",
+    "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "hers", "him", "his", "how", "i",
+    "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "than", "that",
+    "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were",
+    "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+fn is_stop_word(word: &str) -> bool {
+    // The list is sorted; keep it so.
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+fn stemmer() -> &'static frostem::Stemmer {
+    static STEMMER: OnceLock<frostem::Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| frostem::Stemmer::new(frostem::Algorithm::English))
+}
+
+/// Whether a character belongs to a script written without spaces between words (or, for Hangul, one
+/// whose words carry attached particles): those are indexed as character bigrams.
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF     // Hangul Jamo
+        | 0x2E80..=0x2FDF   // CJK radicals, Kangxi radicals
+        | 0x3005..=0x3007   // 々 〆 〇
+        | 0x3040..=0x309F   // Hiragana
+        | 0x30A0..=0x30FF   // Katakana
+        | 0x3130..=0x318F   // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF   // Katakana phonetic extensions
+        | 0x3400..=0x4DBF   // CJK extension A
+        | 0x4E00..=0x9FFF   // CJK unified ideographs
+        | 0xA960..=0xA97F   // Hangul Jamo extended A
+        | 0xAC00..=0xD7AF   // Hangul syllables
+        | 0xD7B0..=0xD7FF   // Hangul Jamo extended B
+        | 0xF900..=0xFAFF   // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F   // half-width Katakana
+        | 0x20000..=0x3134F // CJK extensions B..G
+    )
+}
+
+/// Calls `emit(term, byte_from, byte_to)` for each analysed term of `text`, in order.
+///
+/// This is the single definition of what a term is, used by the index tokenizer and by queries.
+pub(crate) fn for_each_term(text: &str, mut emit: impl FnMut(&str, usize, usize)) {
+    let mut lower = String::new();
+    // Pending CJK run: (byte start, byte end) in `text`.
+    let mut run: Option<(usize, usize)> = None;
+    for (start, word) in text.split_word_bound_indices() {
+        let end = start + word.len();
+        let mut chars = word.chars();
+        let Some(first) = chars.next() else { continue };
+        if is_cjk(first) && word.chars().all(is_cjk) {
+            run = match run {
+                Some((s, e)) if e == start => Some((s, end)),
+                Some((s, e)) => {
+                    emit_cjk(text, s, e, &mut emit);
+                    Some((start, end))
+                }
+                None => Some((start, end)),
+            };
+            continue;
+        }
+        if let Some((s, e)) = run.take() {
+            emit_cjk(text, s, e, &mut emit);
+        }
+        if !word.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        // A word mixing CJK and other characters (rare: UAX #29 separates ideographs): split it.
+        if word.chars().any(is_cjk) {
+            let mut seg_start: Option<usize> = None;
+            let mut seg_cjk = false;
+            for (i, c) in word.char_indices() {
+                let c_cjk = is_cjk(c);
+                match seg_start {
+                    Some(s) if c_cjk != seg_cjk => {
+                        emit_plain_or_cjk(text, start + s, start + i, seg_cjk, &mut lower, &mut emit);
+                        seg_start = Some(i);
+                        seg_cjk = c_cjk;
+                    }
+                    None => {
+                        seg_start = Some(i);
+                        seg_cjk = c_cjk;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(s) = seg_start {
+                emit_plain_or_cjk(text, start + s, end, seg_cjk, &mut lower, &mut emit);
+            }
+            continue;
+        }
+        emit_word(word, start, end, &mut lower, &mut emit);
+    }
+    if let Some((s, e)) = run {
+        emit_cjk(text, s, e, &mut emit);
+    }
+}
+
+fn emit_plain_or_cjk(
+    text: &str,
+    from: usize,
+    to: usize,
+    cjk: bool,
+    lower: &mut String,
+    emit: &mut impl FnMut(&str, usize, usize),
+) {
+    if cjk {
+        emit_cjk(text, from, to, emit);
+    } else if text[from..to].chars().any(char::is_alphanumeric) {
+        emit_word(&text[from..to], from, to, lower, emit);
+    }
+}
+
+fn emit_word(
+    word: &str,
+    from: usize,
+    to: usize,
+    lower: &mut String,
+    emit: &mut impl FnMut(&str, usize, usize),
+) {
+    lower.clear();
+    for c in word.chars() {
+        match c {
+            // Typographic apostrophes behave like ASCII ones (`Caroline’s` = `Caroline's`).
+            '\u{2019}' | '\u{2018}' | '\u{02BC}' => lower.push('\''),
+            c => lower.extend(c.to_lowercase()),
+        }
+    }
+    let trimmed = lower.trim_matches('\'');
+    if trimmed.is_empty() || trimmed.len() > MAX_TOKEN_BYTES || is_stop_word(trimmed) {
+        return;
+    }
+    if trimmed.bytes().any(|b| b.is_ascii_lowercase()) {
+        let stemmed = stemmer().stem(trimmed);
+        if !stemmed.is_empty() {
+            emit(&stemmed, from, to);
+            return;
+        }
+    }
+    emit(trimmed, from, to);
+}
+
+fn emit_cjk(text: &str, from: usize, to: usize, emit: &mut impl FnMut(&str, usize, usize)) {
+    let run = &text[from..to];
+    let idx: Vec<usize> = run.char_indices().map(|(i, _)| i).chain(std::iter::once(run.len())).collect();
+    let n = idx.len() - 1;
+    if n == 1 {
+        emit(run, from, to);
+        return;
+    }
+    let mut buf = String::new();
+    for w in 0..n - 1 {
+        buf.clear();
+        buf.extend(run[idx[w]..idx[w + 2]].chars().flat_map(char::to_lowercase));
+        emit(&buf, from + idx[w], from + idx[w + 2]);
+    }
+}
+
+/// The analysed terms of `text`, in order (duplicates kept).
+pub fn analyze(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_term(text, |t, _, _| out.push(t.to_owned()));
+    out
+}
+
+/// The tantivy tokenizer wrapping [`for_each_term`].
+#[derive(Clone, Default)]
+pub(crate) struct CairnTokenizer {
+    tokens: Vec<Token>,
+}
+
+/// The token stream of [`CairnTokenizer`].
+pub(crate) struct CairnTokenStream<'a> {
+    tokens: &'a mut [Token],
+    next: usize,
+}
+
+impl Tokenizer for CairnTokenizer {
+    type TokenStream<'a> = CairnTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CairnTokenStream<'a> {
+        self.tokens.clear();
+        let tokens = &mut self.tokens;
+        for_each_term(text, |t, from, to| {
+            let position = tokens.len();
+            tokens.push(Token {
+                offset_from: from,
+                offset_to: to,
+                position,
+                text: t.to_owned(),
+                position_length: 1,
+            });
+        });
+        CairnTokenStream { tokens: &mut self.tokens, next: 0 }
+    }
+}
+
+impl TokenStream for CairnTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        if self.next < self.tokens.len() {
+            self.next += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.next - 1]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.next - 1]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, expect: &[&str]) {
+        assert_eq!(analyze(text), expect, "analysing {text:?}");
+    }
+
+    #[test]
+    fn stop_words_sorted() {
+        let mut sorted = STOP_WORDS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, STOP_WORDS);
+    }
+
+    #[test]
+    fn latin() {
+        check("The Dogs are RUNNING quickly!", &["dog", "run", "quick"]);
+        check("Caroline’s adoption agencies", &["carolin", "adopt", "agenc"]);
+        check("p99 latency: 4.1 ms", &["p99", "latenc", "4.1", "ms"]);
+        check("Ünïcödé Straße", &["ünïcödé", "straße"]);
+        check("", &[]);
+        check("the of and", &[]);
+    }
+
+    #[test]
+    fn cjk_bigrams() {
+        check("东京大学", &["东京", "京大", "大学"]);
+        check("我", &["我"]);
+        check("Rust编程语言", &["rust", "编程", "程语", "语言"]);
+        check("東京に行きました", &["東京", "京に", "に行", "行き", "きま", "まし", "した"]);
+        check("カタカナ", &["カタ", "タカ", "カナ"]);
+        check("서울에서 만나요", &["서울", "울에", "에서", "만나", "나요"]);
+        check("数据库 search 引擎", &["数据", "据库", "search", "引擎"]);
+    }
+}

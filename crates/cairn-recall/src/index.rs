@@ -1,0 +1,375 @@
+//! The derived full-text index: schema, open/create, and the write side.
+
+use std::path::{Path, PathBuf};
+
+use cairn_core::{Audience, Chunk, Hit, Item, ItemKind, Provenance};
+use serde::{Deserialize, Serialize};
+use tantivy::directory::MmapDirectory;
+use tantivy::schema::{
+    Field, FieldType, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions, Value,
+};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{Index, TantivyDocument, Term};
+
+use crate::analyzer::{CairnTokenizer, TOKENIZER_NAME};
+use crate::error::{Error, Result};
+
+/// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
+/// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// File written next to the tantivy files, naming the layout version.
+const MARKER_FILE: &str = "cairn-recall.json";
+
+/// Default writer heap (bytes). tantivy needs at least 15 MB per thread.
+const WRITER_HEAP_BYTES: usize = 64 << 20;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Marker {
+    format: String,
+    schema_version: u32,
+}
+
+/// The payload of every commit: which store sequence the index reflects.
+#[derive(Debug, Serialize, Deserialize)]
+struct CommitPayload {
+    schema_version: u32,
+    store_seq: u64,
+}
+
+/// Field handles of the schema.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    pub chunk_id: Field,
+    pub item_id: Field,
+    pub project: Field,
+    pub audience: Field,
+    pub kind: Field,
+    pub title: Field,
+    pub body: Field,
+    pub tags: Field,
+    pub provenance: Field,
+    pub content_hash: Field,
+    pub created_at: Field,
+}
+
+pub(crate) const F_PROJECT: &str = "project";
+pub(crate) const F_AUDIENCE: &str = "audience";
+pub(crate) const F_TAGS: &str = "tags";
+pub(crate) const F_CREATED_AT: &str = "created_at";
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = TextOptions::default().set_stored().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TOKENIZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fields = Fields {
+        chunk_id: b.add_text_field("chunk_id", STRING | STORED),
+        item_id: b.add_text_field("item_id", STRING | STORED),
+        project: b.add_text_field(F_PROJECT, STRING.set_fast("raw") | STORED),
+        audience: b.add_text_field(F_AUDIENCE, STRING.set_fast("raw") | STORED),
+        kind: b.add_text_field("kind", STORED),
+        title: b.add_text_field("title", text.clone()),
+        body: b.add_text_field("body", text),
+        tags: b.add_text_field(F_TAGS, STRING.set_fast("raw") | STORED),
+        provenance: b.add_text_field("provenance", STORED),
+        content_hash: b.add_text_field("content_hash", STORED),
+        created_at: b.add_i64_field(F_CREATED_AT, NumericOptions::default().set_fast().set_stored()),
+    };
+    (b.build(), fields)
+}
+
+fn register_tokenizers(index: &Index) {
+    index.tokenizers().register(TOKENIZER_NAME, TextAnalyzer::from(CairnTokenizer::default()));
+}
+
+/// Normalises a tag the way the index stores it: trimmed, lowercase.
+pub(crate) fn normalize_tag(tag: &str) -> String {
+    tag.trim().to_lowercase()
+}
+
+/// The title shown for a chunk: the item title, with the section heading when there is one.
+pub(crate) fn chunk_title(item_title: &str, heading: &str) -> String {
+    let heading = heading.trim();
+    if heading.is_empty() || heading == item_title {
+        item_title.to_owned()
+    } else if item_title.is_empty() || heading.starts_with(item_title) {
+        heading.to_owned()
+    } else {
+        format!("{item_title} > {heading}")
+    }
+}
+
+/// A tantivy index of chunks in a directory (or in memory), derived from the store and rebuildable.
+///
+/// One document per [`Chunk`], carrying what a [`Hit`] needs, so recall never reads the store.
+#[derive(Clone)]
+pub struct RecallIndex {
+    pub(crate) index: Index,
+    pub(crate) fields: Fields,
+    path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for RecallIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecallIndex").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl RecallIndex {
+    /// Opens the index in `dir`, creating the directory and an empty index when there is none.
+    ///
+    /// Errors with [`Error::SchemaMismatch`] or [`Error::Corrupt`] when an index is there but unusable:
+    /// the caller then deletes the directory (or calls [`RecallIndex::recreate`]) and rebuilds.
+    pub fn open_or_create(dir: &Path) -> Result<RecallIndex> {
+        if dir.join(MARKER_FILE).exists() || dir.join("meta.json").exists() {
+            return Self::open(dir);
+        }
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            action: "create index directory",
+            path: dir.to_owned(),
+            source,
+        })?;
+        let (schema, fields) = schema();
+        let mmap = MmapDirectory::open(dir)
+            .map_err(|e| Error::Engine { action: "open directory", source: e.into() })?;
+        let index = Index::create(mmap, schema, Default::default()).map_err(Error::engine("create"))?;
+        let marker = Marker { format: "cairn-recall".into(), schema_version: SCHEMA_VERSION };
+        let marker_path = dir.join(MARKER_FILE);
+        std::fs::write(&marker_path, serde_json::to_vec_pretty(&marker).unwrap_or_default())
+            .map_err(|source| Error::Io { action: "write", path: marker_path, source })?;
+        register_tokenizers(&index);
+        Ok(RecallIndex { index, fields, path: Some(dir.to_owned()) })
+    }
+
+    /// Deletes whatever is in `dir` and creates an empty index there: the first step of a rebuild when
+    /// [`RecallIndex::open`] reported [`Error::SchemaMismatch`] or [`Error::Corrupt`].
+    pub fn recreate(dir: &Path) -> Result<RecallIndex> {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(|source| Error::Io {
+                action: "remove index directory",
+                path: dir.to_owned(),
+                source,
+            })?;
+        }
+        Self::open_or_create(dir)
+    }
+
+    /// Opens an existing index; [`Error::NotFound`] when `dir` holds none.
+    pub fn open(dir: &Path) -> Result<RecallIndex> {
+        let marker_path = dir.join(MARKER_FILE);
+        let bytes = match std::fs::read(&marker_path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if dir.join("meta.json").exists() {
+                    return Err(Error::SchemaMismatch {
+                        path: dir.to_owned(),
+                        found: "an index without a Cairn marker".into(),
+                        expected: SCHEMA_VERSION.to_string(),
+                    });
+                }
+                return Err(Error::NotFound { path: dir.to_owned() });
+            }
+            Err(source) => return Err(Error::Io { action: "read", path: marker_path, source }),
+        };
+        let marker: Marker = serde_json::from_slice(&bytes).map_err(|e| Error::SchemaMismatch {
+            path: dir.to_owned(),
+            found: format!("an unreadable marker ({e})"),
+            expected: SCHEMA_VERSION.to_string(),
+        })?;
+        if marker.format != "cairn-recall" || marker.schema_version != SCHEMA_VERSION {
+            return Err(Error::SchemaMismatch {
+                path: dir.to_owned(),
+                found: format!("{} v{}", marker.format, marker.schema_version),
+                expected: SCHEMA_VERSION.to_string(),
+            });
+        }
+        let index =
+            Index::open_in_dir(dir).map_err(|source| Error::Corrupt { path: dir.to_owned(), source })?;
+        let (expected, fields) = schema();
+        if !same_schema(&index.schema(), &expected) {
+            return Err(Error::SchemaMismatch {
+                path: dir.to_owned(),
+                found: "a different field layout".into(),
+                expected: SCHEMA_VERSION.to_string(),
+            });
+        }
+        // Reading the metas checks the commit payload too.
+        let metas = index.load_metas().map_err(|source| Error::Corrupt { path: dir.to_owned(), source })?;
+        if let Some(p) = &metas.payload {
+            let payload: CommitPayload = serde_json::from_str(p).map_err(|e| Error::SchemaMismatch {
+                path: dir.to_owned(),
+                found: format!("an unreadable commit payload ({e})"),
+                expected: SCHEMA_VERSION.to_string(),
+            })?;
+            if payload.schema_version != SCHEMA_VERSION {
+                return Err(Error::SchemaMismatch {
+                    path: dir.to_owned(),
+                    found: payload.schema_version.to_string(),
+                    expected: SCHEMA_VERSION.to_string(),
+                });
+            }
+        }
+        register_tokenizers(&index);
+        Ok(RecallIndex { index, fields, path: Some(dir.to_owned()) })
+    }
+
+    /// An index in memory: for evaluation runs and tests.
+    pub fn in_memory() -> RecallIndex {
+        let (schema, fields) = schema();
+        let index = Index::create_in_ram(schema);
+        register_tokenizers(&index);
+        RecallIndex { index, fields, path: None }
+    }
+
+    /// The directory, `None` for an in-memory index.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The store sequence of the last commit, `None` before the first one.
+    pub fn synced_seq(&self) -> Result<Option<u64>> {
+        let metas = self.index.load_metas().map_err(|source| self.corrupt(source))?;
+        Ok(metas.payload.and_then(|p| serde_json::from_str::<CommitPayload>(&p).ok()).map(|p| p.store_seq))
+    }
+
+    /// A writer with one indexing thread and a 64 MB heap. Only one writer may exist per index.
+    pub fn writer(&self) -> Result<ChunkWriter> {
+        self.writer_with(1, WRITER_HEAP_BYTES)
+    }
+
+    /// A writer with `threads` indexing threads sharing `heap_bytes` (at least 15 MB per thread).
+    pub fn writer_with(&self, threads: usize, heap_bytes: usize) -> Result<ChunkWriter> {
+        let writer = self.index.writer_with_num_threads(threads.max(1), heap_bytes).map_err(|e| match e {
+            tantivy::TantivyError::LockFailure(..) => {
+                Error::Locked { path: self.path.clone().unwrap_or_default() }
+            }
+            other => Error::Engine { action: "open writer", source: other },
+        })?;
+        Ok(ChunkWriter { writer, fields: self.fields })
+    }
+
+    fn corrupt(&self, source: tantivy::TantivyError) -> Error {
+        Error::Corrupt { path: self.path.clone().unwrap_or_default(), source }
+    }
+}
+
+fn same_schema(a: &Schema, b: &Schema) -> bool {
+    let describe = |s: &Schema| -> Vec<(String, FieldType)> {
+        s.fields().map(|(_, e)| (e.name().to_owned(), e.field_type().clone())).collect()
+    };
+    describe(a) == describe(b)
+}
+
+/// The write side of a [`RecallIndex`]: replace or delete an item's chunks, then commit with the store
+/// sequence the index now reflects. Changes are invisible to readers until [`ChunkWriter::commit`].
+pub struct ChunkWriter {
+    writer: tantivy::IndexWriter,
+    fields: Fields,
+}
+
+impl std::fmt::Debug for ChunkWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkWriter").finish_non_exhaustive()
+    }
+}
+
+impl ChunkWriter {
+    /// Replaces every chunk of `item` with `chunks` (an empty slice removes the item).
+    pub fn upsert(&mut self, item: &Item, chunks: &[Chunk]) -> Result<()> {
+        if let Some(c) = chunks.iter().find(|c| c.item_id != item.id) {
+            return Err(Error::ChunkMismatch {
+                item_id: item.id.clone(),
+                chunk_id: c.id.clone(),
+                chunk_item: c.item_id.clone(),
+            });
+        }
+        self.delete_item(&item.id)?;
+        let f = &self.fields;
+        let mut tags: Vec<String> =
+            item.tags.iter().map(|t| normalize_tag(t)).filter(|t| !t.is_empty()).collect();
+        tags.sort();
+        tags.dedup();
+        for chunk in chunks {
+            let mut doc = TantivyDocument::new();
+            doc.add_text(f.chunk_id, &chunk.id);
+            doc.add_text(f.item_id, &item.id);
+            doc.add_text(f.project, &item.project);
+            doc.add_text(f.audience, item.audience.as_str());
+            doc.add_text(f.kind, item.kind.as_str());
+            doc.add_text(f.title, chunk_title(&item.title, &chunk.heading));
+            doc.add_text(f.body, &chunk.text);
+            for t in &tags {
+                doc.add_text(f.tags, t);
+            }
+            doc.add_text(f.provenance, serde_json::to_string(&chunk.provenance).unwrap_or_default());
+            doc.add_text(f.content_hash, &chunk.content_hash);
+            doc.add_i64(f.created_at, item.created_at);
+            self.writer.add_document(doc).map_err(Error::engine("add document"))?;
+        }
+        Ok(())
+    }
+
+    /// Removes every chunk of the item.
+    pub fn delete_item(&mut self, item_id: &str) -> Result<()> {
+        self.writer.delete_term(Term::from_field_text(self.fields.item_id, item_id));
+        Ok(())
+    }
+
+    /// Removes everything (the first step of a rebuild); takes effect at the next commit.
+    pub fn clear(&mut self) -> Result<()> {
+        self.writer.delete_all_documents().map_err(Error::engine("clear"))?;
+        Ok(())
+    }
+
+    /// Makes the changes durable and visible, recording that the index reflects the store up to
+    /// `store_seq` (see [`RecallIndex::synced_seq`]). Readers see them after [`crate::Recaller::reload`].
+    pub fn commit(&mut self, store_seq: u64) -> Result<()> {
+        let payload = serde_json::to_string(&CommitPayload { schema_version: SCHEMA_VERSION, store_seq })
+            .unwrap_or_default();
+        let mut prepared = self.writer.prepare_commit().map_err(Error::engine("commit"))?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(Error::engine("commit"))?;
+        Ok(())
+    }
+
+    /// Drops the changes made since the last commit.
+    pub fn rollback(&mut self) -> Result<()> {
+        self.writer.rollback().map_err(Error::engine("rollback"))?;
+        Ok(())
+    }
+
+    /// Waits for background merges to finish and releases the writer lock.
+    pub fn finish(self) -> Result<()> {
+        self.writer.wait_merging_threads().map_err(Error::engine("merge"))
+    }
+}
+
+/// Builds a [`Hit`] (with empty score, parts and reasons) from a stored document.
+pub(crate) fn hit_from_doc(f: &Fields, doc: &TantivyDocument) -> Hit {
+    let text =
+        |field: Field| doc.get_first(field).and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+    let kind = text(f.kind).parse().unwrap_or(ItemKind::Doc);
+    let provenance = serde_json::from_str(&text(f.provenance))
+        .unwrap_or_else(|_| Provenance::External { source: "unknown".into() });
+    let audience = if text(f.audience) == "public" { Audience::Public } else { Audience::Private };
+    Hit {
+        chunk_id: text(f.chunk_id),
+        item_id: text(f.item_id),
+        project: text(f.project),
+        kind,
+        title: text(f.title),
+        text: text(f.body),
+        tags: doc.get_all(f.tags).filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+        audience,
+        provenance,
+        content_hash: text(f.content_hash),
+        created_at: doc.get_first(f.created_at).and_then(|v| v.as_i64()).unwrap_or_default(),
+        score: 0.0,
+        parts: Default::default(),
+        why: Default::default(),
+    }
+}

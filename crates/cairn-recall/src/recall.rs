@@ -1,0 +1,851 @@
+//! The read side: lanes (lexical, tags, recency), fusion, and hits built from the index alone.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use cairn_core::{Hit, LaneReport, LaneStatus, Millis, Scope};
+use serde::{Deserialize, Serialize};
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, DocId, DocSet, IndexReader, ReloadPolicy, Searcher, SegmentReader, Term};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::analyzer::{for_each_term, is_cjk};
+use crate::error::{Error, Result};
+use crate::index::{F_AUDIENCE, F_CREATED_AT, F_PROJECT, F_TAGS, RecallIndex, hit_from_doc};
+
+/// Lane names, as they appear in [`Hit::parts`], [`cairn_core::Why::lanes`] and [`LaneReport::name`].
+pub mod lane {
+    /// BM25 over title and body.
+    pub const LEXICAL: &str = "lexical";
+    /// Tags inferred from the query.
+    pub const TAGS: &str = "tags";
+    /// Exponential decay by age.
+    pub const RECENCY: &str = "recency";
+}
+
+const MS_PER_DAY: f64 = 86_400_000.0;
+
+/// How lane scores become one score.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Fusion {
+    /// `Σ weight × part`, each part normalised to `[0, 1]` (lexical: BM25 / best BM25 of the query).
+    Weighted,
+    /// Reciprocal rank fusion: `Σ weight / (k + rank in lane)`, for lanes whose scores do not compare.
+    Rrf {
+        /// The RRF constant (60 in the original paper).
+        k: f32,
+    },
+}
+
+/// Relative weight of each lane in the fused score; 0 turns a lane off.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LaneWeights {
+    /// BM25 lane.
+    pub lexical: f32,
+    /// Tag lane.
+    pub tags: f32,
+    /// Recency lane.
+    pub recency: f32,
+}
+
+impl Default for LaneWeights {
+    fn default() -> Self {
+        LaneWeights { lexical: 1.0, tags: 0.3, recency: 0.1 }
+    }
+}
+
+impl LaneWeights {
+    /// Lexical only: what the LoCoMo target is measured with.
+    pub fn lexical_only() -> Self {
+        LaneWeights { lexical: 1.0, tags: 0.0, recency: 0.0 }
+    }
+}
+
+/// Tunables of recall, resolved once (from config) and passed to [`Recaller`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecallSettings {
+    /// Lane weights.
+    pub weights: LaneWeights,
+    /// How lanes are fused.
+    pub fusion: Fusion,
+    /// Half-life of the recency decay, in days.
+    pub half_life_days: f64,
+    /// Multiplier of BM25 on the title field relative to the body.
+    pub title_boost: f32,
+    /// Candidates each lane contributes before fusion (at least `k`).
+    pub pool: usize,
+    /// At most this many distinct query terms are used (the rarest ones, for very long prompts).
+    pub max_query_terms: usize,
+}
+
+impl Default for RecallSettings {
+    fn default() -> Self {
+        RecallSettings {
+            weights: LaneWeights::default(),
+            fusion: Fusion::Weighted,
+            half_life_days: 30.0,
+            title_boost: 2.0,
+            pool: 50,
+            max_query_terms: 48,
+        }
+    }
+}
+
+/// One recall request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecallQuery {
+    /// The prompt or question, any length, any script.
+    pub text: String,
+    /// Who is asking, over which project. Applied inside every lane.
+    pub scope: Scope,
+    /// Number of hits.
+    pub k: usize,
+    /// Number of most recent chunks in scope to return in [`RecallResult::recent`] (0: none).
+    pub recent_k: usize,
+    /// The time recency is measured from (pass it in: tests stay deterministic).
+    pub now: Millis,
+}
+
+impl RecallQuery {
+    /// A query for `k` hits in `scope`, no recent list, measured from `now`.
+    pub fn new(text: impl Into<String>, scope: Scope, k: usize, now: Millis) -> Self {
+        RecallQuery { text: text.into(), scope, k, recent_k: 0, now }
+    }
+}
+
+/// What recall found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecallResult {
+    /// Ranked hits, best first; ties broken by chunk id.
+    pub hits: Vec<Hit>,
+    /// The most recent chunks in scope, newest first (for the assembler's recency layer).
+    pub recent: Vec<Hit>,
+    /// Tags inferred from the query (only tags that some chunk in scope carries).
+    pub query_tags: Vec<String>,
+    /// Analysed query terms that were searched (stems and CJK bigrams).
+    pub query_terms: Vec<String>,
+    /// One report per lane, in the order lexical, tags, recency.
+    pub lanes: Vec<LaneReport>,
+    /// Problems that did not stop recall (a hit that could not be read, ...). No item text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// A query term: its analysed form and the query word it came from.
+#[derive(Debug, Clone)]
+struct QueryTerm {
+    term: String,
+    surface: String,
+}
+
+/// Answers [`RecallQuery`]s from a [`RecallIndex`] without touching the store.
+///
+/// Cheap to share (`&self` everywhere); call [`Recaller::reload`] after a writer commits.
+pub struct Recaller {
+    index: RecallIndex,
+    reader: IndexReader,
+    settings: RecallSettings,
+    recent_cache: Mutex<Option<(u64, Arc<Vec<(Millis, DocAddress)>>)>>,
+}
+
+impl std::fmt::Debug for Recaller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recaller").field("index", &self.index).field("settings", &self.settings).finish()
+    }
+}
+
+/// Per-segment scope check through fast fields: project and audience ordinals of that segment.
+struct SegmentScope<'a> {
+    reader: &'a SegmentReader,
+    project: Option<(Column<u64>, Option<u64>)>,
+    public: Option<(Column<u64>, Option<u64>)>,
+}
+
+impl<'a> SegmentScope<'a> {
+    fn new(reader: &'a SegmentReader, scope: &Scope) -> Result<Self> {
+        let ff = reader.fast_fields();
+        let str_col = |name: &str| -> Result<Option<StrColumn>> {
+            ff.str(name).map_err(|e| Error::Engine { action: "read fast field", source: e })
+        };
+        let ord_of = |col: &Option<StrColumn>, key: &str| -> Result<(Column<u64>, Option<u64>)> {
+            match col {
+                Some(c) => {
+                    let ord = c
+                        .dictionary()
+                        .term_ord(key)
+                        .map_err(|e| Error::Engine { action: "read fast field", source: e.into() })?;
+                    Ok((c.ords().clone(), ord))
+                }
+                None => Ok((Column::build_empty_column(reader.max_doc()), None)),
+            }
+        };
+        let project = match &scope.project {
+            Some(p) => Some(ord_of(&str_col(F_PROJECT)?, p)?),
+            None => None,
+        };
+        let public = if scope.allow_private { None } else { Some(ord_of(&str_col(F_AUDIENCE)?, "public")?) };
+        Ok(SegmentScope { reader, project, public })
+    }
+
+    /// Whether nothing in this segment can be in scope.
+    fn excludes_all(&self) -> bool {
+        matches!(&self.project, Some((_, None))) || matches!(&self.public, Some((_, None)))
+    }
+
+    /// Whether the (alive) document is in scope.
+    #[inline]
+    fn admits(&self, doc: DocId) -> bool {
+        if self.reader.is_deleted(doc) {
+            return false;
+        }
+        for check in [&self.project, &self.public].into_iter().flatten() {
+            match check {
+                (col, Some(ord)) => {
+                    if col.first(doc) != Some(*ord) {
+                        return false;
+                    }
+                }
+                (_, None) => return false,
+            }
+        }
+        true
+    }
+}
+
+/// A candidate in a top-n heap: the smallest score on top; ties: the larger address on top (dropped first).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Scored {
+    score: f32,
+    addr: DocAddress,
+}
+
+impl Eq for Scored {}
+
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.score.total_cmp(&self.score).then_with(|| self.addr.cmp(&other.addr))
+    }
+}
+
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Keeps the best `n` candidates.
+struct TopN {
+    n: usize,
+    heap: BinaryHeap<Scored>,
+}
+
+impl TopN {
+    fn new(n: usize) -> Self {
+        TopN { n: n.max(1), heap: BinaryHeap::with_capacity(n.max(1) + 1) }
+    }
+
+    /// Offers a candidate; returns the score a newcomer must now exceed.
+    fn push(&mut self, s: Scored) -> f32 {
+        if self.heap.len() < self.n {
+            self.heap.push(s);
+        } else if let Some(mut top) = self.heap.peek_mut()
+            && s < *top
+        {
+            *top = s;
+        }
+        self.threshold()
+    }
+
+    fn threshold(&self) -> f32 {
+        if self.heap.len() < self.n { 0.0 } else { self.heap.peek().map_or(0.0, |s| s.score) }
+    }
+
+    /// Best first; ties by address.
+    fn into_sorted(self) -> Vec<Scored> {
+        let mut v = self.heap.into_vec();
+        v.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.addr.cmp(&b.addr)));
+        v
+    }
+}
+
+/// Everything fusion knows about one candidate.
+#[derive(Debug, Default, Clone)]
+struct Candidate {
+    lexical: Option<(f32, usize)>,
+    tags: Option<(f32, usize)>,
+    recency: f32,
+    matched_tags: Vec<usize>,
+}
+
+fn lane_report(
+    name: &str,
+    status: LaneStatus,
+    candidates: usize,
+    started: Instant,
+    error: Option<String>,
+) -> LaneReport {
+    LaneReport {
+        name: name.to_owned(),
+        status,
+        candidates,
+        micros: started.elapsed().as_micros() as u64,
+        error,
+    }
+}
+
+impl Recaller {
+    /// A recaller over `index` with `settings`. Reads the last committed state; see [`Recaller::reload`].
+    pub fn new(index: &RecallIndex, settings: RecallSettings) -> Result<Recaller> {
+        let reader = index
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(Error::engine("open reader"))?;
+        Ok(Recaller { index: index.clone(), reader, settings, recent_cache: Mutex::new(None) })
+    }
+
+    /// Picks up the writer's latest commit.
+    pub fn reload(&self) -> Result<()> {
+        self.reader.reload().map_err(Error::engine("reload reader"))
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> &RecallSettings {
+        &self.settings
+    }
+
+    /// Number of chunks visible to this recaller (all scopes).
+    pub fn num_chunks(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Runs every enabled lane and fuses them. Never fails: a failing lane is reported as
+    /// [`LaneStatus::Failed`] in [`RecallResult::lanes`] and the others still contribute.
+    pub fn recall(&self, q: &RecallQuery) -> RecallResult {
+        let searcher = self.reader.searcher();
+        let s = &self.settings;
+        let pool = s.pool.max(q.k);
+        let mut warnings = Vec::new();
+        let mut lanes = Vec::new();
+        let terms = self.query_terms(&searcher, &q.text);
+        let mut cands: HashMap<DocAddress, Candidate> = HashMap::new();
+
+        // Lexical lane.
+        let started = Instant::now();
+        if s.weights.lexical > 0.0 && !terms.is_empty() {
+            match self.lexical(&searcher, &terms, &q.scope, pool) {
+                Ok(top) => {
+                    lanes.push(lane_report(lane::LEXICAL, LaneStatus::Ok, top.len(), started, None));
+                    for (rank, c) in top.into_iter().enumerate() {
+                        cands.entry(c.addr).or_default().lexical = Some((c.score, rank));
+                    }
+                }
+                Err(e) => lanes.push(lane_report(
+                    lane::LEXICAL,
+                    LaneStatus::Failed,
+                    0,
+                    started,
+                    Some(e.to_string()),
+                )),
+            }
+        } else {
+            lanes.push(lane_report(lane::LEXICAL, LaneStatus::Skipped, 0, started, None));
+        }
+
+        // Tag lane.
+        let started = Instant::now();
+        let mut query_tags = Vec::new();
+        if s.weights.tags > 0.0 {
+            match self.infer_tags(&searcher, &q.text, &q.scope).and_then(|tags| {
+                let top =
+                    if tags.is_empty() { Vec::new() } else { self.tag_lane(&searcher, &tags, q, pool)? };
+                Ok((tags, top))
+            }) {
+                Ok((tags, top)) => {
+                    let status = if tags.is_empty() { LaneStatus::Skipped } else { LaneStatus::Ok };
+                    lanes.push(lane_report(lane::TAGS, status, top.len(), started, None));
+                    for (rank, c) in top.into_iter().enumerate() {
+                        cands.entry(c.addr).or_default().tags = Some((c.score, rank));
+                    }
+                    query_tags = tags;
+                }
+                Err(e) => {
+                    lanes.push(lane_report(lane::TAGS, LaneStatus::Failed, 0, started, Some(e.to_string())))
+                }
+            }
+        } else {
+            lanes.push(lane_report(lane::TAGS, LaneStatus::Skipped, 0, started, None));
+        }
+
+        // Tag matches and recency for every candidate, from fast fields.
+        let need_tags = !query_tags.is_empty();
+        let half_life_ms = s.half_life_days.max(1e-9) * MS_PER_DAY;
+        let decay = |created: Millis| -> f32 {
+            let age = (q.now - created).max(0) as f64;
+            0.5f64.powf(age / half_life_ms) as f32
+        };
+        if let Err(e) = self.annotate(&searcher, &mut cands, &query_tags, need_tags, &decay) {
+            warnings.push(format!("reading tags and dates failed: {e}"));
+        }
+
+        // Recency lane: the recent list, and (through `annotate`) a part of every hit's score.
+        let started = Instant::now();
+        let mut recent = Vec::new();
+        if q.recent_k > 0 || s.weights.recency > 0.0 {
+            let res =
+                if q.recent_k > 0 { self.recent(&searcher, &q.scope, q.recent_k) } else { Ok(Vec::new()) };
+            match res {
+                Ok(list) => {
+                    lanes.push(lane_report(lane::RECENCY, LaneStatus::Ok, list.len(), started, None));
+                    for (created, addr) in list {
+                        match self.load_hit(&searcher, addr) {
+                            Ok(mut hit) => {
+                                let d = decay(created);
+                                hit.score = d;
+                                hit.parts.insert(lane::RECENCY.into(), d);
+                                hit.why.lanes.push(lane::RECENCY.into());
+                                recent.push(hit);
+                            }
+                            Err(e) => warnings.push(format!("reading a recent chunk failed: {e}")),
+                        }
+                    }
+                }
+                Err(e) => lanes.push(lane_report(
+                    lane::RECENCY,
+                    LaneStatus::Failed,
+                    0,
+                    started,
+                    Some(e.to_string()),
+                )),
+            }
+        } else {
+            lanes.push(lane_report(lane::RECENCY, LaneStatus::Skipped, 0, started, None));
+        }
+        let recent_ids: BTreeSet<String> = recent.iter().map(|h| h.chunk_id.clone()).collect();
+
+        // Fusion.
+        let best_lex = cands.values().filter_map(|c| c.lexical.map(|l| l.0)).fold(0.0f32, f32::max);
+        let n_tags = query_tags.len().max(1) as f32;
+        let recency_on = s.weights.recency > 0.0
+            && lanes.iter().any(|l| l.name == lane::RECENCY && l.status == LaneStatus::Ok);
+        let mut fused: Vec<(f32, DocAddress, BTreeMap<String, f32>)> = Vec::with_capacity(cands.len());
+        let mut by_recency: Vec<(f32, DocAddress)> = cands.iter().map(|(a, c)| (c.recency, *a)).collect();
+        by_recency.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let recency_rank: HashMap<DocAddress, usize> =
+            by_recency.iter().enumerate().map(|(i, (_, a))| (*a, i)).collect();
+        for (addr, c) in &cands {
+            let mut parts = BTreeMap::new();
+            let lex = c.lexical.map(|(sc, _)| if best_lex > 0.0 { sc / best_lex } else { 0.0 });
+            let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / n_tags);
+            if let Some(l) = lex {
+                parts.insert(lane::LEXICAL.to_owned(), l);
+            }
+            if let Some(t) = tag {
+                parts.insert(lane::TAGS.to_owned(), t);
+            }
+            if recency_on {
+                parts.insert(lane::RECENCY.to_owned(), c.recency);
+            }
+            let w = &s.weights;
+            let score = match s.fusion {
+                Fusion::Weighted => {
+                    w.lexical * lex.unwrap_or(0.0)
+                        + w.tags * tag.unwrap_or(0.0)
+                        + if recency_on { w.recency * c.recency } else { 0.0 }
+                }
+                Fusion::Rrf { k } => {
+                    let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
+                    c.lexical.map_or(0.0, |(_, r)| w.lexical * rrf(r))
+                        + c.tags.map_or(0.0, |(_, r)| w.tags * rrf(r))
+                        + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
+                }
+            };
+            fused.push((score, *addr, parts));
+        }
+        fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        // Keep the top k plus everything tied with the k-th score, so the chunk-id tie-break is exact.
+        let cut = if fused.len() > q.k && q.k > 0 {
+            let kth = fused[q.k - 1].0;
+            fused.iter().position(|x| x.0 < kth).unwrap_or(fused.len())
+        } else {
+            fused.len().min(q.k)
+        };
+        fused.truncate(cut);
+
+        let mut hits = Vec::with_capacity(fused.len());
+        for (score, addr, parts) in fused {
+            match self.load_hit(&searcher, addr) {
+                Ok(mut hit) => {
+                    let c = &cands[&addr];
+                    hit.score = score;
+                    hit.parts = parts;
+                    if c.lexical.is_some() {
+                        hit.why.lanes.push(lane::LEXICAL.into());
+                    }
+                    if !c.matched_tags.is_empty() {
+                        hit.why.lanes.push(lane::TAGS.into());
+                        hit.why.tags = c.matched_tags.iter().map(|&i| query_tags[i].clone()).collect();
+                    }
+                    if recent_ids.contains(&hit.chunk_id) {
+                        hit.why.lanes.push(lane::RECENCY.into());
+                    }
+                    hits.push((addr, hit));
+                }
+                Err(e) => warnings.push(format!("reading a hit failed: {e}")),
+            }
+        }
+        hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then_with(|| a.1.chunk_id.cmp(&b.1.chunk_id)));
+        hits.truncate(q.k);
+        if let Err(e) = self.explain_terms(&searcher, &terms, &mut hits) {
+            warnings.push(format!("finding matched terms failed: {e}"));
+        }
+        RecallResult {
+            hits: hits.into_iter().map(|(_, h)| h).collect(),
+            recent,
+            query_tags,
+            query_terms: terms.into_iter().map(|t| t.term).collect(),
+            lanes,
+            warnings,
+        }
+    }
+
+    /// Distinct analysed terms of the query, in order; the rarest `max_query_terms` when there are more.
+    fn query_terms(&self, searcher: &Searcher, text: &str) -> Vec<QueryTerm> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for_each_term(text, |t, from, to| {
+            if seen.insert(t.to_owned()) {
+                out.push(QueryTerm { term: t.to_owned(), surface: text[from..to].to_lowercase() });
+            }
+        });
+        let max = self.settings.max_query_terms.max(1);
+        if out.len() > max {
+            let body = self.index.fields.body;
+            let mut with_df: Vec<(u64, usize, QueryTerm)> = out
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (searcher.doc_freq(&Term::from_field_text(body, &t.term)).unwrap_or(0), i, t))
+                .collect();
+            with_df.sort_by_key(|(df, i, _)| (*df, *i));
+            with_df.truncate(max);
+            with_df.sort_by_key(|(_, i, _)| *i);
+            out = with_df.into_iter().map(|(_, _, t)| t).collect();
+        }
+        out
+    }
+
+    /// BM25 over title (boosted) and body, an OR of the terms, block-max WAND, scope checked per document.
+    fn lexical(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+        scope: &Scope,
+        pool: usize,
+    ) -> Result<Vec<Scored>> {
+        let f = &self.index.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len() * 2 + 1);
+        for t in terms {
+            clauses.push((
+                Occur::Should,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.body, &t.term),
+                    IndexRecordOption::WithFreqs,
+                )),
+            ));
+            let title = TermQuery::new(Term::from_field_text(f.title, &t.term), IndexRecordOption::WithFreqs);
+            clauses
+                .push((Occur::Should, Box::new(BoostQuery::new(Box::new(title), self.settings.title_boost))));
+        }
+        // A project much smaller than the index: drive the search by its posting list instead of pruning
+        // a union over everything (WAND's threshold rises slowly when most good documents are out of scope).
+        if let Some(p) = &scope.project {
+            let term = Term::from_field_text(f.project, p);
+            let df = searcher.doc_freq(&term).map_err(Error::engine("search"))?;
+            if df.saturating_mul(8) < searcher.num_docs() {
+                let filter = TermQuery::new(term, IndexRecordOption::Basic);
+                clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(filter), 0.0))));
+            }
+        }
+        let query = BooleanQuery::new(clauses);
+        self.top_n(searcher, &query, scope, pool)
+    }
+
+    fn top_n(&self, searcher: &Searcher, query: &dyn Query, scope: &Scope, n: usize) -> Result<Vec<Scored>> {
+        let weight =
+            query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
+        let mut top = TopN::new(n);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let seg = SegmentScope::new(reader, scope)?;
+            if seg.excludes_all() {
+                continue;
+            }
+            let threshold = top.threshold();
+            weight
+                .for_each_pruning(threshold, reader, &mut |doc, score| {
+                    if seg.admits(doc) {
+                        top.push(Scored { score, addr: DocAddress::new(ord as u32, doc) })
+                    } else {
+                        top.threshold()
+                    }
+                })
+                .map_err(Error::engine("search"))?;
+        }
+        Ok(top.into_sorted())
+    }
+
+    /// Query tags: query words (and hyphen-joined runs of 2–3 words, and singular/plural forms) that are
+    /// tags of at least one chunk in scope.
+    fn infer_tags(&self, searcher: &Searcher, text: &str, scope: &Scope) -> Result<Vec<String>> {
+        let f = &self.index.fields;
+        let words: Vec<String> = text
+            .unicode_words()
+            .map(|w| w.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'"))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut candidates: Vec<String> = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            if !crate::analyzer::STOP_WORDS.contains(&w.as_str()) {
+                candidates.push(w.clone());
+                if !w.chars().any(is_cjk) {
+                    candidates.push(format!("{w}s"));
+                    if let Some(stripped) = w.strip_suffix('s').filter(|s| s.len() > 2) {
+                        candidates.push(stripped.to_owned());
+                    }
+                }
+            }
+            if i + 1 < words.len() {
+                candidates.push(format!("{w}-{}", words[i + 1]));
+                if i + 2 < words.len() {
+                    candidates.push(format!("{w}-{}-{}", words[i + 1], words[i + 2]));
+                }
+            }
+        }
+        let mut found = Vec::new();
+        let mut seen = BTreeSet::new();
+        for c in candidates {
+            if !seen.insert(c.clone()) {
+                continue;
+            }
+            let term = Term::from_field_text(f.tags, &c);
+            if searcher.doc_freq(&term).map_err(Error::engine("search"))? == 0 {
+                continue;
+            }
+            if self.any_in_scope(searcher, &term, scope)? {
+                found.push(c);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Whether any alive chunk in scope has `term`.
+    fn any_in_scope(&self, searcher: &Searcher, term: &Term, scope: &Scope) -> Result<bool> {
+        for reader in searcher.segment_readers() {
+            let seg = SegmentScope::new(reader, scope)?;
+            if seg.excludes_all() {
+                continue;
+            }
+            let inv = reader.inverted_index(term.field()).map_err(Error::engine("search"))?;
+            let Some(mut postings) = inv
+                .read_postings(term, IndexRecordOption::Basic)
+                .map_err(|e| Error::Engine { action: "search", source: e.into() })?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != tantivy::TERMINATED {
+                if seg.admits(doc) {
+                    return Ok(true);
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(false)
+    }
+
+    /// Chunks carrying the query tags: most tags first, then newest.
+    fn tag_lane(
+        &self,
+        searcher: &Searcher,
+        tags: &[String],
+        q: &RecallQuery,
+        pool: usize,
+    ) -> Result<Vec<Scored>> {
+        let f = &self.index.fields;
+        let clauses: Vec<(Occur, Box<dyn Query>)> = tags
+            .iter()
+            .map(|t| {
+                let tq = TermQuery::new(Term::from_field_text(f.tags, t), IndexRecordOption::Basic);
+                (Occur::Should, Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>)
+            })
+            .collect();
+        let query = BooleanQuery::new(clauses);
+        let weight =
+            query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
+        let half_life_ms = self.settings.half_life_days.max(1e-9) * MS_PER_DAY;
+        let mut top = TopN::new(pool);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let seg = SegmentScope::new(reader, &q.scope)?;
+            if seg.excludes_all() {
+                continue;
+            }
+            let created = reader.fast_fields().i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            weight
+                .for_each(reader, &mut |doc, score| {
+                    if seg.admits(doc) {
+                        let age = (q.now - created.first(doc).unwrap_or(0)).max(0) as f64;
+                        let recency = 0.5f64.powf(age / half_life_ms) as f32;
+                        top.push(Scored {
+                            score: score + 0.5 * recency,
+                            addr: DocAddress::new(ord as u32, doc),
+                        });
+                    }
+                })
+                .map_err(Error::engine("search"))?;
+        }
+        Ok(top.into_sorted())
+    }
+
+    /// Fills `matched_tags` and `recency` of every candidate from fast fields.
+    fn annotate(
+        &self,
+        searcher: &Searcher,
+        cands: &mut HashMap<DocAddress, Candidate>,
+        query_tags: &[String],
+        need_tags: bool,
+        decay: &dyn Fn(Millis) -> f32,
+    ) -> Result<()> {
+        let mut per_segment: BTreeMap<u32, Vec<DocAddress>> = BTreeMap::new();
+        for addr in cands.keys() {
+            per_segment.entry(addr.segment_ord).or_default().push(*addr);
+        }
+        for (ord, addrs) in per_segment {
+            let reader = searcher.segment_reader(ord);
+            let ff = reader.fast_fields();
+            let created = ff.i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            let tag_ords: Vec<Option<u64>> = if need_tags {
+                match ff.str(F_TAGS).map_err(Error::engine("read fast field"))? {
+                    Some(col) => {
+                        query_tags.iter().map(|t| col.dictionary().term_ord(t).ok().flatten()).collect()
+                    }
+                    None => vec![None; query_tags.len()],
+                }
+            } else {
+                Vec::new()
+            };
+            let tags_col =
+                if need_tags { ff.str(F_TAGS).map_err(Error::engine("read fast field"))? } else { None };
+            for addr in addrs {
+                let c = cands.get_mut(&addr).expect("candidate exists");
+                c.recency = decay(created.first(addr.doc_id).unwrap_or(0));
+                if let Some(col) = &tags_col {
+                    let doc_ords: Vec<u64> = col.term_ords(addr.doc_id).collect();
+                    c.matched_tags = tag_ords
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| o.is_some_and(|o| doc_ords.contains(&o)))
+                        .map(|(i, _)| i)
+                        .collect();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The newest `n` chunks in scope (ties: index order).
+    fn recent(&self, searcher: &Searcher, scope: &Scope, n: usize) -> Result<Vec<(Millis, DocAddress)>> {
+        let by_date = self.by_date(searcher)?;
+        let scopes: Vec<SegmentScope<'_>> =
+            searcher.segment_readers().iter().map(|r| SegmentScope::new(r, scope)).collect::<Result<_>>()?;
+        Ok(by_date
+            .iter()
+            .filter(|(_, a)| scopes[a.segment_ord as usize].admits(a.doc_id))
+            .take(n)
+            .copied()
+            .collect())
+    }
+
+    /// Every chunk, newest first; computed once per index generation.
+    fn by_date(&self, searcher: &Searcher) -> Result<Arc<Vec<(Millis, DocAddress)>>> {
+        let generation = searcher.generation().generation_id();
+        let mut cache = self.recent_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, list)) = cache.as_ref()
+            && *g == generation
+        {
+            return Ok(list.clone());
+        }
+        let mut list = Vec::with_capacity(searcher.num_docs() as usize);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let created = reader.fast_fields().i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            for doc in reader.doc_ids_alive() {
+                list.push((created.first(doc).unwrap_or(0), DocAddress::new(ord as u32, doc)));
+            }
+        }
+        list.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let list = Arc::new(list);
+        *cache = Some((generation, list.clone()));
+        Ok(list)
+    }
+
+    fn load_hit(&self, searcher: &Searcher, addr: DocAddress) -> Result<Hit> {
+        let doc = searcher.doc(addr).map_err(Error::engine("read stored document"))?;
+        Ok(hit_from_doc(&self.index.fields, &doc))
+    }
+
+    /// Sets `why.terms`: the query words whose terms occur in each hit's title or body.
+    fn explain_terms(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+        hits: &mut [(DocAddress, Hit)],
+    ) -> Result<()> {
+        let f = &self.index.fields;
+        let mut found: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); hits.len()];
+        let mut per_segment: BTreeMap<u32, Vec<(DocId, usize)>> = BTreeMap::new();
+        for (i, (addr, _)) in hits.iter().enumerate() {
+            per_segment.entry(addr.segment_ord).or_default().push((addr.doc_id, i));
+        }
+        for (ord, mut docs) in per_segment {
+            docs.sort_unstable();
+            let reader = searcher.segment_reader(ord);
+            for field in [f.body, f.title] {
+                let inv = reader.inverted_index(field).map_err(Error::engine("search"))?;
+                for (ti, t) in terms.iter().enumerate() {
+                    let term = Term::from_field_text(field, &t.term);
+                    let Some(mut postings) = inv
+                        .read_postings(&term, IndexRecordOption::Basic)
+                        .map_err(|e| Error::Engine { action: "search", source: e.into() })?
+                    else {
+                        continue;
+                    };
+                    for &(doc, hi) in &docs {
+                        if postings.doc() > doc {
+                            continue;
+                        }
+                        if postings.seek(doc) == doc {
+                            found[hi].insert(ti);
+                        }
+                    }
+                }
+            }
+        }
+        for ((_, hit), set) in hits.iter_mut().zip(found) {
+            let mut words: Vec<String> = Vec::new();
+            for ti in set {
+                let w = &terms[ti].surface;
+                if !words.contains(w) {
+                    words.push(w.clone());
+                }
+            }
+            hit.why.terms = words;
+        }
+        Ok(())
+    }
+}

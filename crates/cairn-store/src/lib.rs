@@ -1,0 +1,198 @@
+//! Cairn's store: one SQLite file is the source of truth for items, their chunks, tags, sessions,
+//! turns, harvested-file states and an append-only ingest log.
+//!
+//! Derived indexes (full text, vectors) sync from the ingest log and can always be rebuilt from the
+//! store. Everything goes through the [`Store`] trait so that a server database can stand in later.
+//!
+//! ```
+//! use cairn_core::{Audience, Item, ItemKind, Provenance, content_hash};
+//! use cairn_store::{SqliteStore, Store, Write};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut store = SqliteStore::open(&dir.path().join("cairn.sqlite")).unwrap();
+//! let item = Item {
+//!     id: "fact:sky".into(), project: "default".into(), kind: ItemKind::Fact,
+//!     title: "Sky".into(), text: "The sky is blue.".into(), tags: vec!["weather".into()],
+//!     audience: Audience::Public, provenance: Provenance::External { source: "doc".into() },
+//!     content_hash: content_hash(b"The sky is blue."), created_at: 0, observed_at: 0,
+//!     metadata: Default::default(),
+//! };
+//! let seq = store.apply(&[Write::upsert(item, vec![])], "example").unwrap();
+//! assert_eq!(store.get_item("fact:sky").unwrap().unwrap().title, "Sky");
+//! assert_eq!(store.changes_since(0).unwrap().last().unwrap().seq, seq);
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+mod migrate;
+mod sqlite;
+
+pub use error::{Error, ErrorKind, Result};
+pub use migrate::SCHEMA_VERSION;
+pub use sqlite::SqliteStore;
+
+use std::collections::BTreeMap;
+
+use cairn_core::{Audience, Chunk, Item, Millis};
+use serde::Serialize;
+
+/// One write in a batch applied atomically by [`Store::apply`].
+#[derive(Debug, Clone)]
+pub enum Write {
+    /// Insert or replace an item with all its chunks (old chunks are dropped).
+    Upsert {
+        /// The item.
+        item: Item,
+        /// Its chunks (may be empty: the item's text is then its only chunk).
+        chunks: Vec<Chunk>,
+        /// Tags that came from the source itself (they form the tag vocabulary); other tags are inferred.
+        explicit_tags: Vec<String>,
+        /// For harvested files: the file state to remember.
+        file: Option<FileState>,
+    },
+    /// Remove an item, its chunks and (if any) its file state.
+    Delete {
+        /// The item id.
+        item_id: String,
+    },
+    /// Remember a file's state without touching its item (an unchanged file whose mtime moved).
+    TouchFile(FileState),
+}
+
+impl Write {
+    /// An upsert whose tags are all explicit and that has no file state.
+    pub fn upsert(item: Item, chunks: Vec<Chunk>) -> Self {
+        let explicit_tags = item.tags.clone();
+        Write::Upsert { item, chunks, explicit_tags, file: None }
+    }
+}
+
+/// What the store remembers of a harvested file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileState {
+    /// Path relative to the workspace root, `/`-separated.
+    pub path: String,
+    /// The item made from it.
+    pub item_id: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// Hash of the file's bytes.
+    pub content_hash: String,
+}
+
+/// One entry of the ingest log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// Position in the log (strictly increasing).
+    pub seq: u64,
+    /// The item written or deleted.
+    pub item_id: String,
+    /// Whether the item was deleted.
+    pub deleted: bool,
+}
+
+/// A finished conversation turn to record.
+#[derive(Debug, Clone)]
+pub struct TurnRecord {
+    /// Host session key.
+    pub session_key: String,
+    /// Turn id, unique within the session.
+    pub turn_id: String,
+    /// Project of the session.
+    pub project: String,
+    /// Audience of the session.
+    pub audience: Audience,
+    /// When the turn finished.
+    pub ts: Millis,
+    /// The item holding the turn's (stripped) text.
+    pub item: Item,
+}
+
+/// Result of recording a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum TurnOutcome {
+    /// Stored as a new item.
+    Stored {
+        /// The item id.
+        item_id: String,
+        /// Ingest-log sequence of the write.
+        seq: u64,
+    },
+    /// This turn id was recorded before; nothing changed.
+    Duplicate {
+        /// The existing item id.
+        item_id: String,
+    },
+}
+
+/// Counts and facts for `cairn status`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StoreStatus {
+    /// Schema version of the open store.
+    pub schema_version: u32,
+    /// Number of items.
+    pub items: u64,
+    /// Number of chunks.
+    pub chunks: u64,
+    /// Items per kind.
+    pub per_kind: BTreeMap<String, u64>,
+    /// Items per project.
+    pub per_project: BTreeMap<String, u64>,
+    /// Items per audience.
+    pub per_audience: BTreeMap<String, u64>,
+    /// Recorded sessions.
+    pub sessions: u64,
+    /// Recorded turns.
+    pub turns: u64,
+    /// Last ingest-log sequence.
+    pub last_seq: u64,
+    /// The last finished harvest run, if any.
+    pub last_harvest: Option<HarvestRun>,
+}
+
+/// A harvest run as recorded in the store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HarvestRun {
+    /// Run id.
+    pub id: i64,
+    /// Start time.
+    pub started_at: Millis,
+    /// End time, when finished.
+    pub finished_at: Option<Millis>,
+    /// Workspace root harvested.
+    pub root: String,
+    /// The run's JSON summary.
+    pub summary: Option<serde_json::Value>,
+}
+
+/// The store interface every backend implements. Kept narrow on purpose: a shared server database
+/// for teams only needs to implement these.
+pub trait Store {
+    /// Apply a batch of writes atomically; returns the last ingest-log sequence afterwards.
+    fn apply(&mut self, writes: &[Write], source: &str) -> Result<u64>;
+    /// One item by id.
+    fn get_item(&self, id: &str) -> Result<Option<Item>>;
+    /// The chunks of an item, in order.
+    fn chunks(&self, item_id: &str) -> Result<Vec<Chunk>>;
+    /// Every harvested file state, by path.
+    fn file_states(&self) -> Result<BTreeMap<String, FileState>>;
+    /// The explicit tag vocabulary with item counts, sorted by tag.
+    fn tag_vocabulary(&self) -> Result<Vec<(String, u64)>>;
+    /// Record a finished turn; idempotent per `(session_key, turn_id)`.
+    fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome>;
+    /// Ingest-log entries after `seq`, collapsed to the last entry per item, in log order.
+    fn changes_since(&self, seq: u64) -> Result<Vec<Change>>;
+    /// The last ingest-log sequence (0 for an empty store).
+    fn last_seq(&self) -> Result<u64>;
+    /// Visit every item with its chunks, in id order (for rebuilding derived indexes).
+    fn for_each_item(&self, f: &mut dyn FnMut(Item, Vec<Chunk>) -> Result<()>) -> Result<()>;
+    /// Start a harvest run record.
+    fn begin_harvest(&mut self, root: &str, at: Millis) -> Result<i64>;
+    /// Finish a harvest run record with its summary.
+    fn finish_harvest(&mut self, run: i64, at: Millis, summary: &serde_json::Value) -> Result<()>;
+    /// Counts for `cairn status`.
+    fn status(&self) -> Result<StoreStatus>;
+}

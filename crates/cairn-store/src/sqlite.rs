@@ -1,0 +1,446 @@
+//! The embedded backend: one SQLite file in WAL mode.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+use crate::migrate::{SCHEMA_VERSION, migrate};
+use crate::{
+    Change, Error, FileState, HarvestRun, Result, Store, StoreStatus, TurnOutcome, TurnRecord, Write,
+};
+
+/// A store in one SQLite file (WAL journal, foreign keys on, `synchronous = NORMAL`).
+///
+/// In WAL mode a committed transaction survives the process being killed; `synchronous = NORMAL`
+/// only risks the last transactions on a power cut or OS crash, never corruption.
+#[derive(Debug)]
+pub struct SqliteStore {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl SqliteStore {
+    /// Open (creating if needed) the store at `path` and migrate it to the current schema.
+    pub fn open(path: &Path) -> Result<Self> {
+        Self::open_at_version(path, SCHEMA_VERSION)
+    }
+
+    /// Open and migrate only up to `version` (for tests of migrations from older versions).
+    #[doc(hidden)]
+    pub fn open_at_version(path: &Path, version: u32) -> Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: path.to_owned(), source })?;
+        }
+        let mut conn =
+            Connection::open(path).map_err(|source| Error::Open { path: path.to_owned(), source })?;
+        Self::configure(&conn, path)?;
+        migrate(&mut conn, path, version)?;
+        Ok(Self { conn, path: path.to_owned() })
+    }
+
+    /// Open an existing store read-only (no migration; an older schema is an error).
+    pub fn open_read_only(path: &Path) -> Result<Self> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|source| Error::Open { path: path.to_owned(), source })?;
+        conn.busy_timeout(Duration::from_secs(5))?;
+        let version: u32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| Error::NotAStore { path: path.to_owned(), reason: e.to_string() })?;
+        if version > SCHEMA_VERSION {
+            return Err(Error::TooNew { path: path.to_owned(), found: version, supported: SCHEMA_VERSION });
+        }
+        if version < SCHEMA_VERSION {
+            return Err(Error::NotAStore {
+                path: path.to_owned(),
+                reason: format!("schema version {version} needs migrating; open it for writing once"),
+            });
+        }
+        Ok(Self { conn, path: path.to_owned() })
+    }
+
+    fn configure(conn: &Connection, path: &Path) -> Result<()> {
+        conn.busy_timeout(Duration::from_secs(5))?;
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+            .map_err(|e| Error::NotAStore { path: path.to_owned(), reason: e.to_string() })?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Error::NotAStore {
+                path: path.to_owned(),
+                reason: format!("could not switch to WAL journal (got `{mode}`)"),
+            });
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(())
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version of the open file.
+    pub fn schema_version(&self) -> Result<u32> {
+        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+    }
+
+    /// Run `PRAGMA integrity_check`; `Ok(())` when SQLite reports `ok`.
+    pub fn integrity_check(&self) -> Result<()> {
+        let msg: String = self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+        if msg == "ok" {
+            Ok(())
+        } else {
+            Err(Error::NotAStore { path: self.path.clone(), reason: format!("integrity check: {msg}") })
+        }
+    }
+
+    fn now() -> Millis {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0)
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serialising plain data cannot fail")
+}
+
+fn decode_item(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Item>> {
+    let id: String = row.get(0)?;
+    let kind: String = row.get(2)?;
+    let tags: String = row.get(5)?;
+    let audience: String = row.get(6)?;
+    let provenance: String = row.get(7)?;
+    let metadata: String = row.get(11)?;
+    let corrupt = |reason: String| Error::Corrupt { id: id.clone(), reason };
+    let decoded = (|| {
+        Ok(Item {
+            project: row.get(1).map_err(|e| corrupt(e.to_string()))?,
+            kind: kind.parse::<ItemKind>().map_err(corrupt)?,
+            title: row.get(3).map_err(|e| corrupt(e.to_string()))?,
+            text: row.get(4).map_err(|e| corrupt(e.to_string()))?,
+            tags: serde_json::from_str(&tags).map_err(|e| corrupt(format!("tags: {e}")))?,
+            audience: audience.parse::<Audience>().map_err(corrupt)?,
+            provenance: serde_json::from_str(&provenance).map_err(|e| corrupt(format!("provenance: {e}")))?,
+            content_hash: row.get(8).map_err(|e| corrupt(e.to_string()))?,
+            created_at: row.get(9).map_err(|e| corrupt(e.to_string()))?,
+            observed_at: row.get(10).map_err(|e| corrupt(e.to_string()))?,
+            metadata: serde_json::from_str(&metadata).map_err(|e| corrupt(format!("metadata: {e}")))?,
+            id: id.clone(),
+        })
+    })();
+    Ok(decoded)
+}
+
+const ITEM_COLUMNS: &str = "id, project, kind, title, text, tags, audience, provenance, content_hash, \
+                            created_at, observed_at, metadata";
+
+fn decode_chunk(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Chunk>> {
+    let id: String = row.get(0)?;
+    let provenance: String = row.get(5)?;
+    let provenance: Result<Provenance> = serde_json::from_str(&provenance)
+        .map_err(|e| Error::Corrupt { id: id.clone(), reason: format!("chunk provenance: {e}") });
+    Ok(provenance.map(|provenance| Chunk {
+        item_id: row.get(1).unwrap_or_default(),
+        ordinal: row.get(2).unwrap_or_default(),
+        heading: row.get(3).unwrap_or_default(),
+        text: row.get(4).unwrap_or_default(),
+        content_hash: row.get(6).unwrap_or_default(),
+        provenance,
+        id,
+    }))
+}
+
+fn log(
+    tx: &rusqlite::Transaction<'_>,
+    op: &str,
+    item_id: &str,
+    hash: Option<&str>,
+    source: &str,
+) -> Result<u64> {
+    tx.prepare_cached(
+        "INSERT INTO ingest_log (at, op, item_id, content_hash, source) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![SqliteStore::now(), op, item_id, hash, source])?;
+    Ok(tx.last_insert_rowid() as u64)
+}
+
+fn upsert_item(
+    tx: &rusqlite::Transaction<'_>,
+    item: &Item,
+    chunks: &[Chunk],
+    explicit_tags: &[String],
+    source: &str,
+) -> Result<u64> {
+    let seq = log(tx, "upsert", &item.id, Some(&item.content_hash), source)?;
+    tx.prepare_cached(
+        "INSERT INTO items (id, project, kind, title, text, tags, audience, provenance, content_hash, \
+         created_at, observed_at, metadata, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) \
+         ON CONFLICT (id) DO UPDATE SET project = excluded.project, kind = excluded.kind, title = excluded.title, \
+         text = excluded.text, tags = excluded.tags, audience = excluded.audience, provenance = excluded.provenance, \
+         content_hash = excluded.content_hash, created_at = excluded.created_at, observed_at = excluded.observed_at, \
+         metadata = excluded.metadata, seq = excluded.seq",
+    )?
+    .execute(params![
+        item.id,
+        item.project,
+        item.kind.as_str(),
+        item.title,
+        item.text,
+        to_json(&item.tags),
+        item.audience.as_str(),
+        to_json(&item.provenance),
+        item.content_hash,
+        item.created_at,
+        item.observed_at,
+        to_json(&item.metadata),
+        seq as i64,
+    ])?;
+    tx.prepare_cached("DELETE FROM chunks WHERE item_id = ?1")?.execute([&item.id])?;
+    tx.prepare_cached("DELETE FROM item_tags WHERE item_id = ?1")?.execute([&item.id])?;
+    {
+        let mut ins = tx.prepare_cached(
+            "INSERT INTO chunks (id, item_id, ordinal, heading, text, provenance, content_hash) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for c in chunks {
+            ins.execute(params![
+                c.id,
+                item.id,
+                c.ordinal,
+                c.heading,
+                c.text,
+                to_json(&c.provenance),
+                c.content_hash
+            ])?;
+        }
+    }
+    {
+        let mut ins = tx
+            .prepare_cached("INSERT OR IGNORE INTO item_tags (tag, item_id, explicit) VALUES (?1, ?2, ?3)")?;
+        for tag in &item.tags {
+            ins.execute(params![tag, item.id, explicit_tags.contains(tag)])?;
+        }
+    }
+    Ok(seq)
+}
+
+fn put_file(tx: &rusqlite::Transaction<'_>, f: &FileState) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO files (path, item_id, size, mtime_ns, content_hash) VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT (path) DO UPDATE SET item_id = excluded.item_id, size = excluded.size, \
+         mtime_ns = excluded.mtime_ns, content_hash = excluded.content_hash",
+    )?
+    .execute(params![f.path, f.item_id, f.size as i64, f.mtime_ns, f.content_hash])?;
+    Ok(())
+}
+
+impl Store for SqliteStore {
+    fn apply(&mut self, writes: &[Write], source: &str) -> Result<u64> {
+        let tx = self.conn.transaction()?;
+        for w in writes {
+            match w {
+                Write::Upsert { item, chunks, explicit_tags, file } => {
+                    upsert_item(&tx, item, chunks, explicit_tags, source)?;
+                    if let Some(f) = file {
+                        put_file(&tx, f)?;
+                    }
+                }
+                Write::Delete { item_id } => {
+                    let n = tx.prepare_cached("DELETE FROM items WHERE id = ?1")?.execute([item_id])?;
+                    tx.prepare_cached("DELETE FROM files WHERE item_id = ?1")?.execute([item_id])?;
+                    if n > 0 {
+                        log(&tx, "delete", item_id, None, source)?;
+                    }
+                }
+                Write::TouchFile(f) => put_file(&tx, f)?,
+            }
+        }
+        let seq: i64 = tx.query_row("SELECT coalesce(max(seq), 0) FROM ingest_log", [], |r| r.get(0))?;
+        tx.commit()?;
+        Ok(seq as u64)
+    }
+
+    fn get_item(&self, id: &str) -> Result<Option<Item>> {
+        let mut stmt =
+            self.conn.prepare_cached(&format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = ?1"))?;
+        stmt.query_row([id], decode_item).optional()?.transpose()
+    }
+
+    fn chunks(&self, item_id: &str) -> Result<Vec<Chunk>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, item_id, ordinal, heading, text, provenance, content_hash FROM chunks \
+             WHERE item_id = ?1 ORDER BY ordinal",
+        )?;
+        let rows = stmt.query_map([item_id], decode_chunk)?;
+        rows.map(|r| r?).collect()
+    }
+
+    fn file_states(&self) -> Result<BTreeMap<String, FileState>> {
+        let mut stmt = self.conn.prepare("SELECT path, item_id, size, mtime_ns, content_hash FROM files")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(FileState {
+                path: r.get(0)?,
+                item_id: r.get(1)?,
+                size: r.get::<_, i64>(2)? as u64,
+                mtime_ns: r.get(3)?,
+                content_hash: r.get(4)?,
+            })
+        })?;
+        let mut out = BTreeMap::new();
+        for row in rows {
+            let f = row?;
+            out.insert(f.path.clone(), f);
+        }
+        Ok(out)
+    }
+
+    fn tag_vocabulary(&self) -> Result<Vec<(String, u64)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT tag, count(*) FROM item_tags WHERE explicit = 1 GROUP BY tag ORDER BY tag")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome> {
+        let tx = self.conn.transaction()?;
+        let existing: Option<String> = tx
+            .query_row(
+                "SELECT item_id FROM turns WHERE session_key = ?1 AND turn_id = ?2",
+                params![turn.session_key, turn.turn_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(item_id) = existing {
+            return Ok(TurnOutcome::Duplicate { item_id });
+        }
+        let explicit = turn.item.tags.clone();
+        let seq = upsert_item(&tx, &turn.item, &chunks, &explicit, "capture")?;
+        tx.execute(
+            "INSERT INTO turns (session_key, turn_id, item_id, ts) VALUES (?1, ?2, ?3, ?4)",
+            params![turn.session_key, turn.turn_id, turn.item.id, turn.ts],
+        )?;
+        tx.execute(
+            "INSERT INTO sessions (key, project, audience, first_seen, last_seen, turns) \
+             VALUES (?1, ?2, ?3, ?4, ?4, 1) ON CONFLICT (key) DO UPDATE SET \
+             last_seen = max(last_seen, excluded.last_seen), turns = turns + 1, \
+             project = excluded.project, audience = excluded.audience",
+            params![turn.session_key, turn.project, turn.audience.as_str(), turn.ts],
+        )?;
+        tx.commit()?;
+        Ok(TurnOutcome::Stored { item_id: turn.item.id.clone(), seq })
+    }
+
+    fn changes_since(&self, seq: u64) -> Result<Vec<Change>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT max(seq), item_id, op FROM ingest_log WHERE seq > ?1 GROUP BY item_id ORDER BY max(seq)",
+        )?;
+        // SQLite returns the bare column `op` from the row holding max(seq).
+        let rows = stmt.query_map([seq as i64], |r| {
+            Ok(Change {
+                seq: r.get::<_, i64>(0)? as u64,
+                item_id: r.get(1)?,
+                deleted: r.get::<_, String>(2)? == "delete",
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn last_seq(&self) -> Result<u64> {
+        let seq: i64 =
+            self.conn.query_row("SELECT coalesce(max(seq), 0) FROM ingest_log", [], |r| r.get(0))?;
+        Ok(seq as u64)
+    }
+
+    fn for_each_item(&self, f: &mut dyn FnMut(Item, Vec<Chunk>) -> Result<()>) -> Result<()> {
+        let mut items = self.conn.prepare(&format!("SELECT {ITEM_COLUMNS} FROM items ORDER BY id"))?;
+        let mut chunk_stmt = self.conn.prepare(
+            "SELECT id, item_id, ordinal, heading, text, provenance, content_hash FROM chunks ORDER BY item_id, ordinal",
+        )?;
+        let mut chunk_rows = chunk_stmt.query_map([], decode_chunk)?.peekable();
+        let mut rows = items.query_map([], decode_item)?;
+        for row in rows.by_ref() {
+            let item = row??;
+            let mut chunks = Vec::new();
+            // Both cursors walk in item-id order; chunks of items that vanished are skipped.
+            while let Some(Ok(Ok(c))) = chunk_rows.peek() {
+                match c.item_id.as_str().cmp(item.id.as_str()) {
+                    std::cmp::Ordering::Less => {
+                        chunk_rows.next();
+                    }
+                    std::cmp::Ordering::Equal => {
+                        if let Some(Ok(Ok(c))) = chunk_rows.next() {
+                            chunks.push(c);
+                        }
+                    }
+                    std::cmp::Ordering::Greater => break,
+                }
+            }
+            if let Some(Ok(Err(_)) | Err(_)) = chunk_rows.peek() {
+                let bad = chunk_rows.next().expect("peeked");
+                bad??;
+            }
+            f(item, chunks)?;
+        }
+        Ok(())
+    }
+
+    fn begin_harvest(&mut self, root: &str, at: Millis) -> Result<i64> {
+        self.conn
+            .execute("INSERT INTO harvest_runs (started_at, root) VALUES (?1, ?2)", params![at, root])?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    fn finish_harvest(&mut self, run: i64, at: Millis, summary: &serde_json::Value) -> Result<()> {
+        self.conn.execute(
+            "UPDATE harvest_runs SET finished_at = ?1, summary = ?2 WHERE id = ?3",
+            params![at, summary.to_string(), run],
+        )?;
+        Ok(())
+    }
+
+    fn status(&self) -> Result<StoreStatus> {
+        let count =
+            |sql: &str| -> Result<u64> { Ok(self.conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let group = |sql: &str| -> Result<BTreeMap<String, u64>> {
+            let mut stmt = self.conn.prepare(sql)?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        let last_harvest = self
+            .conn
+            .query_row(
+                "SELECT id, started_at, finished_at, root, summary FROM harvest_runs \
+                 WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1",
+                [],
+                |r| {
+                    let summary: Option<String> = r.get(4)?;
+                    Ok(HarvestRun {
+                        id: r.get(0)?,
+                        started_at: r.get(1)?,
+                        finished_at: r.get(2)?,
+                        root: r.get(3)?,
+                        summary: summary.and_then(|s| serde_json::from_str(&s).ok()),
+                    })
+                },
+            )
+            .optional()?;
+        Ok(StoreStatus {
+            schema_version: self.schema_version()?,
+            items: count("SELECT count(*) FROM items")?,
+            chunks: count("SELECT count(*) FROM chunks")?,
+            per_kind: group("SELECT kind, count(*) FROM items GROUP BY kind ORDER BY kind")?,
+            per_project: group("SELECT project, count(*) FROM items GROUP BY project ORDER BY project")?,
+            per_audience: group("SELECT audience, count(*) FROM items GROUP BY audience ORDER BY audience")?,
+            sessions: count("SELECT count(*) FROM sessions")?,
+            turns: count("SELECT count(*) FROM turns")?,
+            last_seq: self.last_seq()?,
+            last_harvest,
+        })
+    }
+}

@@ -1,0 +1,137 @@
+//! Token counting for budgets, with a real BPE tokenizer.
+//!
+//! ```
+//! use cairn_tokens::{Encoding, Tokenizer};
+//! let t = Tokenizer::new(Encoding::O200k);
+//! assert_eq!(t.count("hello world"), 2);
+//! ```
+#![warn(missing_docs)]
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use tiktoken_rs::CoreBPE;
+
+/// Which BPE vocabulary counts tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    /// `o200k_base` (GPT-4o family).
+    #[default]
+    O200k,
+    /// `cl100k_base` (GPT-4 / GPT-3.5 family).
+    Cl100k,
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Encoding::O200k => "o200k",
+            Encoding::Cl100k => "cl100k",
+        })
+    }
+}
+
+impl FromStr for Encoding {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().trim_end_matches("_base") {
+            "o200k" => Ok(Encoding::O200k),
+            "cl100k" => Ok(Encoding::Cl100k),
+            other => Err(format!("unknown encoding `{other}` (expected `o200k` or `cl100k`)")),
+        }
+    }
+}
+
+/// A token counter. Cheap to clone; the vocabulary is loaded once per process on first use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Tokenizer {
+    encoding: Encoding,
+}
+
+impl Tokenizer {
+    /// A counter for `encoding`.
+    pub fn new(encoding: Encoding) -> Self {
+        Self { encoding }
+    }
+
+    /// The encoding in use.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    fn bpe(&self) -> &'static CoreBPE {
+        static O200K: OnceLock<CoreBPE> = OnceLock::new();
+        static CL100K: OnceLock<CoreBPE> = OnceLock::new();
+        match self.encoding {
+            Encoding::O200k => {
+                O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("embedded o200k vocabulary"))
+            }
+            Encoding::Cl100k => {
+                CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k vocabulary"))
+            }
+        }
+    }
+
+    /// Number of tokens in `text` (special tokens are counted as ordinary text).
+    pub fn count(&self, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        self.bpe().encode_ordinary(text).len()
+    }
+
+    /// The longest prefix of `text` (cut at a char boundary, preferring whitespace) with at most `max` tokens.
+    pub fn truncate<'a>(&self, text: &'a str, max: usize) -> &'a str {
+        if self.count(text) <= max {
+            return text;
+        }
+        // Binary search on char boundaries: token count is monotone in prefix length (up to BPE merges,
+        // which can only lower a prefix's count, so the found prefix is always within `max`).
+        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        let (mut lo, mut hi) = (0usize, bounds.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if self.count(&text[..bounds[mid]]) <= max {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let cut = &text[..bounds[lo]];
+        match cut.rfind(char::is_whitespace) {
+            Some(ws) if ws > cut.len() / 2 => cut[..ws].trim_end(),
+            _ => cut,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_real_tokens() {
+        let t = Tokenizer::new(Encoding::O200k);
+        assert_eq!(t.count(""), 0);
+        assert_eq!(t.count("hello world"), 2);
+        let c = Tokenizer::new(Encoding::Cl100k);
+        assert_eq!(c.count("hello world"), 2);
+        // CJK costs more than one token per character in cl100k.
+        assert!(c.count("記憶システム") >= 3);
+    }
+
+    #[test]
+    fn truncate_respects_max() {
+        let t = Tokenizer::default();
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(20);
+        for max in [0, 1, 5, 17, 50] {
+            let cut = t.truncate(&text, max);
+            assert!(t.count(cut) <= max, "max {max}");
+            assert!(text.starts_with(cut));
+        }
+        assert_eq!(t.truncate("short", 10), "short");
+    }
+}
