@@ -358,7 +358,7 @@ impl<'a> Assembler<'a> {
                 if self.cands[i].tidied.is_none() {
                     let window =
                         text::prefix_chars(&hit.text, o.l1_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 64);
-                    self.cands[i].tidied = Some(text::tidy(window));
+                    self.cands[i].tidied = Some(text::tidy(window, &hit.title));
                 }
                 let tidied = self.cands[i].tidied.as_deref().unwrap_or_default();
                 if level == Level::L1 {

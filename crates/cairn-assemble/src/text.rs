@@ -115,8 +115,15 @@ fn ends_terminal(s: &str) -> bool {
 
 /// An extractive summary source: markdown headings, bullets, quotes, rules, code fences and
 /// emphasis markers tidied away, lines joined into running text (headings end with `:`, bullet
-/// items with `;`). Falls back to the collapsed raw text when nothing else is left.
-pub(crate) fn tidy(window: &str) -> String {
+/// items with `;`). Headings that only repeat `title` (or its last `>` part) are dropped. Falls
+/// back to the collapsed raw text when nothing else is left.
+pub(crate) fn tidy(window: &str, title: &str) -> String {
+    let title = title.trim();
+    let last = title.rsplit(" > ").next().unwrap_or(title).trim();
+    let restates = |h: &str| {
+        let h = h.trim().trim_end_matches(':');
+        !h.is_empty() && (h.eq_ignore_ascii_case(title) || h.eq_ignore_ascii_case(last))
+    };
     let mut out = String::with_capacity(window.len());
     let mut fence = false;
     for raw in window.lines() {
@@ -129,6 +136,9 @@ pub(crate) fn tidy(window: &str) -> String {
             continue;
         }
         let (body, kind) = strip_marker(line);
+        if kind == LineKind::Heading && restates(body) {
+            continue;
+        }
         let before = out.len();
         if before > 0 {
             out.push(' ');
@@ -360,7 +370,8 @@ mod tests {
 
     #[test]
     fn tidies_markdown() {
-        let check = |input: &str, want: &str| assert_eq!(tidy(input), want, "{input:?}");
+        let check = |input: &str, want: &str| assert_eq!(tidy(input, "Doc > Part"), want, "{input:?}");
+        check("# Doc\n## part\nBody.", "Body.");
         check("# Status\nCurrent equity is **high**.", "Status: Current equity is high.");
         check("- one\n- two.\n1. three", "one; two. three;");
         check("> quoted\n---\n```\ncode()\n```\ntail", "quoted tail");
@@ -405,7 +416,8 @@ mod tests {
 
     #[test]
     fn back_off_prefers_boundaries() {
-        assert_eq!(back_off("One sentence here. Another one is cut", Cut::Sentence), "One sentence here.");
+        assert_eq!(back_off("One sentence here, quite long. Another is cut", Cut::Sentence), "One sentence here, quite long.");
+        assert_eq!(back_off("Short. Then a long run without end", Cut::Sentence), "Short. Then a long run without");
         assert_eq!(back_off("line one\nline two is long", Cut::Line), "line one\nline two is");
         assert_eq!(back_off("abcdefgh", Cut::Line), "abcdefgh");
     }

@@ -79,6 +79,15 @@ pub enum FileAction {
     Failed,
 }
 
+/// One file's line in a report.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct FileEntry {
+    /// Path relative to the root.
+    pub path: String,
+    /// What happened.
+    pub action: FileAction,
+}
+
 /// A file that could not be harvested, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileProblem {
@@ -122,7 +131,7 @@ pub struct HarvestReport {
     /// Problems, one per failed file.
     pub problems: Vec<FileProblem>,
     /// Per-file actions, sorted by path (unchanged files left out).
-    pub files: Vec<(String, FileAction)>,
+    pub files: Vec<FileEntry>,
     /// Last ingest-log sequence after the run.
     pub seq: u64,
     /// Wall time.
@@ -465,7 +474,7 @@ pub fn harvest(
             }
             Read::Problem(p) => {
                 report.failed += 1;
-                report.files.push((p.path.clone(), FileAction::Failed));
+                report.files.push(FileEntry { path: p.path.clone(), action: FileAction::Failed });
                 report.problems.push(p);
             }
             Read::Parsed(p) => {
@@ -479,7 +488,7 @@ pub fn harvest(
                     _ => report.updated += 1,
                 }
                 report.chunks += chunks.len();
-                report.files.push((c.rel.clone(), action));
+                report.files.push(FileEntry { path: c.rel.clone(), action });
                 writes.push(Write::Upsert { item, chunks, explicit_tags, file: Some(file) });
             }
         }
@@ -487,7 +496,7 @@ pub fn harvest(
     for (path, f) in &known {
         if !seen.contains(path.as_str()) && in_scope(path, &scopes) {
             report.deleted += 1;
-            report.files.push((path.clone(), FileAction::Deleted));
+            report.files.push(FileEntry { path: path.clone(), action: FileAction::Deleted });
             writes.push(Write::Delete { item_id: f.item_id.clone() });
         }
     }

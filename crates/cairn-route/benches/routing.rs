@@ -44,7 +44,7 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
             .collect();
         let _ = write!(
             rules,
-            "  - id: r{r}\n    consumer_profile: p{r}\n    pack_type: t{r}\n    scope: public\n    keywords: [{}]\n    entity_boosts:\n      - summary_pattern: '\\bent{r}\\b'\n        fact_pattern: '\\bfact{r}\\b'\n        weight: 1.5\n",
+            "  - id: r{r}\n    consumer_profile: p{r}\n    pack_type: t{r}\n    scope: public\n    keywords: [{}]\n    entity_boosts:\n      - summary_pattern: '\\bent{r}\\b'\n        fact_pattern: '\\bfact{r}\\b'\n        weight: 3.0\n",
             kws.join(", ")
         );
         let _ = writeln!(profiles, "  - id: p{r}\n    primary_pack: k{r}");
@@ -80,6 +80,7 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
         [word(17, 1), word(42, 3), word(17, 2), word(17, 3), word(42, 4), word(17, 4)].iter().enumerate()
     {
         prompt_hits.push_str(&filler[..filler.len() - (i % 3) * 7]);
+        prompt_hits.push(' ');
         prompt_hits.push_str(w);
         prompt_hits.push(' ');
     }

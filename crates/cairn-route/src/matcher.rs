@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::{RegexSet, RegexSetBuilder};
 
 use crate::text::{is_word_char, on_word_boundaries};
@@ -59,6 +59,7 @@ impl KeywordMatcher {
             Some(
                 AhoCorasick::builder()
                     .match_kind(MatchKind::Standard)
+                    .kind(Some(AhoCorasickKind::DFA))
                     .build(&patterns)
                     .map_err(|e| format!("cannot build the keyword automaton: {e}"))?,
             )

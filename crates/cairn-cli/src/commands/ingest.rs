@@ -143,8 +143,9 @@ pub(crate) fn run_harvest(
 fn print_report(report: &HarvestReport, verbose: bool, root: &Path) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if verbose {
-        for (path, action) in &report.files {
-            let a = match action {
+        for f in &report.files {
+            let path = &f.path;
+            let a = match f.action {
                 FileAction::New => "new",
                 FileAction::Updated => "updated",
                 FileAction::Unchanged => "unchanged",
