@@ -1,5 +1,6 @@
 //! The assembler: candidates → deduplicated, budgeted, rendered block plus receipt.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -7,6 +8,7 @@ use cairn_core::{Hit, LaneStatus, content_hash};
 use cairn_tokens::Tokenizer;
 use serde::Serialize;
 
+use crate::cache::CountCache;
 use crate::options::{AssembleRequest, Format, Layer, Level};
 use crate::receipt::{
     Candidates, ExcludeReason, Excluded, Included, LayerTokens, RECEIPT_VERSION, Receipt, TokenAccounting,
@@ -21,8 +23,17 @@ const TAG_CHARS: usize = 40;
 const MAX_TAGS: usize = 12;
 const MAX_QUERY_TAGS: usize = 16;
 const SOURCE_CHARS: usize = 160;
-/// How many chars of raw text to look at per token of cap (generous for English, ample for CJK).
-const CHARS_PER_CAP_TOKEN: usize = 6;
+/// How many chars of raw text to look at per token of cap: English runs at about 4.5 chars per
+/// token, so the first count usually fits the cap and no cut is needed; CJK gets cut once.
+const CHARS_PER_CAP_TOKEN: usize = 4;
+/// A level is not even tried when its estimate exceeds the room by this factor (estimates are
+/// rough; a skipped level that would have fitted only costs richness, never the budget).
+const SKIP_FACTOR_NUM: usize = 5;
+const SKIP_FACTOR_DEN: usize = 4;
+
+fn clearly_over(estimate: usize, room: usize) -> bool {
+    estimate * SKIP_FACTOR_DEN > room * SKIP_FACTOR_NUM
+}
 
 /// One entry of the block, as the JSON output lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -138,6 +149,9 @@ struct Assembler<'a> {
     cands: Vec<Cand<'a>>,
     /// Indices of included candidates, in the order they were placed.
     picks: Vec<usize>,
+    /// Lowest ratio of real to estimated meta tokens seen so far.
+    meta_ratio: Option<f64>,
+    cache: RefCell<&'a mut CountCache>,
 }
 
 /// Whether `count(a + b) == count(a) + count(b)` is guaranteed for the o200k and cl100k
@@ -156,6 +170,11 @@ fn sanitize_tags<'t>(tags: impl Iterator<Item = &'t String>, max: usize) -> Vec<
 /// Infallible and deterministic: the same request gives byte-identical output. The block's
 /// tokens, counted by the real BPE, never exceed `req.budget`.
 pub fn assemble(req: &AssembleRequest) -> Assembly {
+    assemble_with(req, &mut CountCache::new(0))
+}
+
+/// [`assemble`], memoising token counts in `cache` across calls (same output, less counting).
+pub fn assemble_with(req: &AssembleRequest, cache: &mut CountCache) -> Assembly {
     let syntax = if req.options.format == Format::Xml { Syntax::Xml } else { Syntax::Markdown };
     let mut a = Assembler {
         req,
@@ -163,6 +182,8 @@ pub fn assemble(req: &AssembleRequest) -> Assembly {
         syntax,
         cands: Vec::new(),
         picks: Vec::new(),
+        meta_ratio: None,
+        cache: RefCell::new(cache),
     };
     a.gather();
     a.dedupe();
@@ -171,6 +192,10 @@ pub fn assemble(req: &AssembleRequest) -> Assembly {
 }
 
 impl<'a> Assembler<'a> {
+    fn count(&self, s: &str) -> usize {
+        self.cache.borrow_mut().count(self.tok, s)
+    }
+
     /// Visible candidates in a fixed order: topic by score (ties by chunk id), then recent by
     /// recency (ties by chunk id). Scope and score exclusions happen here.
     fn gather(&mut self) {
@@ -188,7 +213,9 @@ impl<'a> Assembler<'a> {
         for (hit, layer) in layered {
             let state = if o.scope.as_ref().is_some_and(|s| !s.contains(&hit.project, hit.audience)) {
                 State::Excluded(ExcludeReason::Scope, None)
-            } else if layer == Layer::Topic && o.min_score.is_some_and(|m| !(hit.score >= m)) {
+            } else if layer == Layer::Topic
+                && o.min_score.is_some_and(|m| hit.score.is_nan() || hit.score < m)
+            {
                 State::Excluded(ExcludeReason::Score, None)
             } else {
                 State::Pending
@@ -201,7 +228,7 @@ impl<'a> Assembler<'a> {
     fn dedupe(&mut self) {
         let mut ids: HashMap<&str, usize> = HashMap::new();
         let mut hashes: HashMap<&str, usize> = HashMap::new();
-        let mut texts: HashMap<String, usize> = HashMap::new();
+        let mut texts: HashMap<Vec<u8>, usize> = HashMap::new();
         for i in 0..self.cands.len() {
             if !matches!(self.cands[i].state, State::Pending) {
                 continue;
@@ -292,7 +319,7 @@ impl<'a> Assembler<'a> {
                     meta.push_str("\">\n");
                 }
             }
-            let meta_tokens = self.tok.count(&meta);
+            let meta_tokens = self.count(&meta);
             self.cands[i].view = Some(View { title, date, tags, source, meta, meta_tokens });
         }
         self.cands[i].view.as_ref().expect("just set")
@@ -326,7 +353,7 @@ impl<'a> Assembler<'a> {
                 }
                 let shown = if truncated { format!("{cur}…") } else { cur.to_owned() };
                 let seg = self.render_text(&shown);
-                let n = self.tok.count(&seg);
+                let n = self.count(&seg);
                 if n <= cap {
                     return (seg, n);
                 }
@@ -337,8 +364,38 @@ impl<'a> Assembler<'a> {
             }
         }
         let seg = self.render_text("");
-        let n = self.tok.count(&seg);
+        let n = self.count(&seg);
         (seg, n)
+    }
+
+    fn tidied(&mut self, i: usize) -> &str {
+        if self.cands[i].tidied.is_none() {
+            let hit = self.cands[i].hit;
+            let window = text::prefix_chars(
+                &hit.text,
+                self.req.options.l1_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 16,
+            );
+            self.cands[i].tidied = Some(text::tidy(window, &hit.title));
+        }
+        self.cands[i].tidied.as_deref().unwrap_or_default()
+    }
+
+    /// A rough token count of candidate `i`'s text segment at `level` (no tokenizer).
+    fn text_estimate(&mut self, i: usize, level: Level) -> usize {
+        let o = &self.req.options;
+        let (l0_cap, l1_cap, snippet_cap) = (o.l0_cap, o.l1_cap, o.snippet_cap);
+        match level {
+            Level::L2 => {
+                let hit = self.cands[i].hit;
+                text::estimate_tokens(text::prefix_chars(
+                    &hit.text,
+                    snippet_cap.saturating_mul(CHARS_PER_CAP_TOKEN),
+                ))
+                .min(snippet_cap)
+            }
+            Level::L1 => text::estimate_tokens(self.tidied(i)).min(l1_cap),
+            Level::L0 => text::estimate_tokens(text::first_sentence(self.tidied(i))).min(l0_cap),
+        }
     }
 
     /// The text segment of candidate `i` at `level`, computed once.
@@ -351,20 +408,17 @@ impl<'a> Assembler<'a> {
         let (text, tokens) = match level {
             Level::L2 => {
                 let window =
-                    text::prefix_chars(&hit.text, o.snippet_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 64);
+                    text::prefix_chars(&hit.text, o.snippet_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 16);
                 self.fit(&text::clean_raw(window), o.snippet_cap, Cut::Line)
             }
             Level::L1 | Level::L0 => {
-                if self.cands[i].tidied.is_none() {
-                    let window =
-                        text::prefix_chars(&hit.text, o.l1_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 64);
-                    self.cands[i].tidied = Some(text::tidy(window, &hit.title));
-                }
+                let (l0_cap, l1_cap) = (o.l0_cap, o.l1_cap);
+                self.tidied(i);
                 let tidied = self.cands[i].tidied.as_deref().unwrap_or_default();
                 if level == Level::L1 {
-                    self.fit(tidied, o.l1_cap, Cut::Sentence)
+                    self.fit(tidied, l1_cap, Cut::Sentence)
                 } else {
-                    self.fit(text::first_sentence(tidied), o.l0_cap, Cut::Sentence)
+                    self.fit(text::first_sentence(tidied), l0_cap, Cut::Sentence)
                 }
             }
         };
@@ -373,7 +427,7 @@ impl<'a> Assembler<'a> {
             view.meta_tokens + tokens
         } else {
             let whole = format!("{}{text}", view.meta);
-            self.tok.count(&whole)
+            self.count(&whole)
         };
         let seg = Seg { text, entry_tokens };
         self.cands[i].levels[level.index()] = Some(seg.clone());
@@ -384,12 +438,50 @@ impl<'a> Assembler<'a> {
 
     /// Place candidate `i` at the richest allowed level that fits in `room`; returns its tokens.
     fn place(&mut self, i: usize, room: usize) -> Option<usize> {
-        if room < MIN_ENTRY_TOKENS || self.view(i).meta_tokens > room {
+        if room < MIN_ENTRY_TOKENS {
+            return None;
+        }
+        let hit = self.cands[i].hit;
+        if self.cands[i].view.is_none() {
+            // Date and markup, title, tags and source: estimated before rendering and counting.
+            let tags: usize = hit.tags.iter().take(MAX_TAGS).map(|t| text::estimate_tokens(t) + 1).sum();
+            let xml = match self.syntax {
+                Syntax::Markdown => 0,
+                Syntax::Xml => 24 + text::estimate_tokens(&hit.chunk_id),
+            };
+            let rough = 14
+                + xml
+                + text::estimate_tokens(text::prefix_chars(&hit.title, TITLE_CHARS))
+                + tags
+                + text::estimate_tokens(&hit.provenance.display());
+            // Calibrated by the real counts seen so far in this request (the most optimistic ratio).
+            // Nothing costs less than its meta plus its L0 text.
+            let calibrated = self.meta_ratio.map_or(0, |r| (rough as f64 * r) as usize);
+            let l0_cap = self.req.options.l0_cap;
+            let first = text::first_sentence(text::prefix_chars(
+                &hit.text,
+                l0_cap.saturating_mul(CHARS_PER_CAP_TOKEN),
+            ));
+            let floor = text::estimate_tokens(first).min(l0_cap);
+            if clearly_over(rough + floor, room) || calibrated + floor > room {
+                return None;
+            }
+            let meta = self.view(i).meta_tokens;
+            let ratio = meta as f64 / rough.max(1) as f64;
+            self.meta_ratio = Some(self.meta_ratio.map_or(ratio, |r| r.min(ratio)));
+        }
+        let meta = self.view(i).meta_tokens;
+        if meta > room {
             return None;
         }
         let max = self.req.options.max_level;
         for level in [Level::L2, Level::L1, Level::L0] {
             if level > max {
+                continue;
+            }
+            if self.cands[i].levels[level.index()].is_none()
+                && clearly_over(meta + self.text_estimate(i, level), room)
+            {
                 continue;
             }
             let seg = self.level_seg(i, level);
@@ -433,12 +525,20 @@ impl<'a> Assembler<'a> {
     fn pack(&mut self) -> (usize, usize) {
         let budget = self.req.budget;
         let candidates = self.cands.len();
-        let reserved = self.tok.count(&self.header(candidates, budget)) + self.tok.count(Self::FOOTER);
+        let reserved = self.count(&self.header(candidates, budget)) + self.count(Self::FOOTER);
         let avail = budget.saturating_sub(reserved);
         let share = self.req.options.recency_share;
         let share = if share.is_nan() { 0.25 } else { share.clamp(0.0, 1.0) };
         let recent_allot = ((avail as f64) * f64::from(share)).floor() as usize;
         let topic_allot = avail - recent_allot;
+        let any_topic =
+            self.cands.iter().any(|c| c.layer == Layer::Topic && matches!(c.state, State::Pending));
+        if self.req.options.require_topic && !any_topic {
+            for c in self.cands.iter_mut().filter(|c| matches!(c.state, State::Pending)) {
+                c.state = State::Excluded(ExcludeReason::NoTopic, None);
+            }
+            return (recent_allot, topic_allot);
+        }
         let used_recent = self.fill(Layer::Recent, recent_allot);
         let used_topic = self.fill(Layer::Topic, avail - used_recent);
         self.fill(Layer::Recent, avail - used_recent - used_topic);
@@ -456,7 +556,7 @@ impl<'a> Assembler<'a> {
 
     fn finish(mut self, recent_allot: usize, topic_allot: usize) -> Assembly {
         let budget = self.req.budget;
-        let footer_tokens = self.tok.count(Self::FOOTER);
+        let footer_tokens = self.count(Self::FOOTER);
         let (block, total, header_tokens, verified) = loop {
             let order: Vec<usize> = (0..self.cands.len())
                 .filter(|&i| matches!(self.cands[i].state, State::Included(_)))
@@ -471,16 +571,16 @@ impl<'a> Assembler<'a> {
             }
             let body: usize = order.iter().map(|&i| self.entry_tokens(i)).sum::<usize>() + footer_tokens;
             // The header shows the total, which includes the header: find the fixed point.
-            let mut total = body + self.tok.count(&self.header(order.len(), body));
+            let mut total = body + self.count(&self.header(order.len(), body));
             let mut header = self.header(order.len(), total);
-            let mut header_tokens = self.tok.count(&header);
+            let mut header_tokens = self.count(&header);
             for _ in 0..6 {
                 if body + header_tokens == total {
                     break;
                 }
                 total = body + header_tokens;
                 header = self.header(order.len(), total);
-                header_tokens = self.tok.count(&header);
+                header_tokens = self.count(&header);
             }
             let total = body + header_tokens;
             if total > budget {
@@ -498,7 +598,7 @@ impl<'a> Assembler<'a> {
             if !self.req.options.verify {
                 break (block, total, header_tokens, false);
             }
-            let real = self.tok.count(&block);
+            let real = self.tok.count(&block); // never cached: the point is an independent recount
             if real > budget {
                 self.unpick();
                 continue;

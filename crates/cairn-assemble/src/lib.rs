@@ -53,11 +53,13 @@
 #![warn(missing_docs)]
 
 mod assemble;
+mod cache;
 mod options;
 mod receipt;
 mod text;
 
-pub use assemble::{AssembledItem, Assembly, assemble};
+pub use assemble::{AssembledItem, Assembly, assemble, assemble_with};
+pub use cache::CountCache;
 pub use cairn_tokens::Encoding;
 pub use options::{AssembleOptions, AssembleRequest, Format, Layer, Level};
 pub use receipt::{

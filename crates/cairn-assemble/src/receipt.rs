@@ -62,7 +62,7 @@ pub struct Receipt {
     pub candidates: Candidates,
     /// Entries in the block, in block order.
     pub included: Vec<Included>,
-    /// Candidates left out, in the order they were given (topic first, then recent).
+    /// Candidates left out, in candidate order (topic by rank, then recent by recency).
     pub excluded: Vec<Excluded>,
     /// Where the tokens went.
     pub tokens: TokenAccounting,

@@ -8,6 +8,14 @@ fn is_banned(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t') || c == '\u{FFFE}' || c == '\u{FFFF}'
 }
 
+/// A cheap token estimate (no tokenizer): ASCII at about four bytes per token, anything else
+/// about one token per char. Only used to skip work that clearly cannot fit, never to bound.
+pub(crate) fn estimate_tokens(s: &str) -> usize {
+    let ascii = s.bytes().filter(u8::is_ascii).count();
+    let other = s.chars().count() - ascii;
+    ascii / 4 + other
+}
+
 /// The prefix of `s` holding at most `n` chars.
 pub(crate) fn prefix_chars(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
@@ -115,14 +123,14 @@ fn ends_terminal(s: &str) -> bool {
 
 /// An extractive summary source: markdown headings, bullets, quotes, rules, code fences and
 /// emphasis markers tidied away, lines joined into running text (headings end with `:`, bullet
-/// items with `;`). Headings that only repeat `title` (or its last `>` part) are dropped. Falls
+/// items with `;`). Headings that only repeat `title` (or one of its ` > ` parts) are dropped. Falls
 /// back to the collapsed raw text when nothing else is left.
 pub(crate) fn tidy(window: &str, title: &str) -> String {
     let title = title.trim();
-    let last = title.rsplit(" > ").next().unwrap_or(title).trim();
     let restates = |h: &str| {
         let h = h.trim().trim_end_matches(':');
-        !h.is_empty() && (h.eq_ignore_ascii_case(title) || h.eq_ignore_ascii_case(last))
+        !h.is_empty()
+            && (h.eq_ignore_ascii_case(title) || title.split(" > ").any(|p| h.eq_ignore_ascii_case(p.trim())))
     };
     let mut out = String::with_capacity(window.len());
     let mut fence = false;
@@ -238,34 +246,80 @@ pub(crate) fn back_off(prefix: &str, cut: Cut) -> &str {
     }
 }
 
-/// A key equal for texts that differ only in case, punctuation, markup or spacing.
-pub(crate) fn near_key(text: &str) -> Option<String> {
-    let mut norm = String::new();
+/// How much of a text the near-duplicate key reads; longer texts add their length to the key.
+const NEAR_KEY_BYTES: usize = 16 * 1024;
+
+/// ASCII alphanumerics lowercased; everything else 0.
+const ASCII_KEY: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    t
+};
+
+/// A key equal for texts that differ only in case, punctuation, markup or spacing: the
+/// normalised text itself (alphanumerics lowercased, one space between runs).
+pub(crate) fn near_key(text: &str) -> Option<Vec<u8>> {
+    let mut end = text.len().min(NEAR_KEY_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let bytes = head.as_bytes();
+    let mut key = Vec::with_capacity(bytes.len());
     let mut gap = false;
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            if gap && !norm.is_empty() {
-                norm.push(' ');
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 128 {
+            i += 1;
+            let k = ASCII_KEY[b as usize];
+            if k == 0 {
+                gap = true;
+                continue;
+            }
+            if gap && !key.is_empty() {
+                key.push(b' ');
             }
             gap = false;
-            if c.is_ascii() {
-                norm.push(c.to_ascii_lowercase());
-            } else {
-                norm.extend(c.to_lowercase());
+            key.push(k);
+            continue;
+        }
+        let c = head[i..].chars().next().expect("i is a char boundary");
+        i += c.len_utf8();
+        if c.is_alphanumeric() {
+            if gap && !key.is_empty() {
+                key.push(b' ');
+            }
+            gap = false;
+            let mut tmp = [0u8; 4];
+            for l in c.to_lowercase() {
+                key.extend_from_slice(l.encode_utf8(&mut tmp).as_bytes());
             }
         } else {
             gap = true;
         }
     }
-    if norm.is_empty() {
+    if key.is_empty() {
         // Nothing alphanumeric (emoji, symbols): only exact equality counts.
-        let trimmed = text.trim();
+        let trimmed = head.trim();
         if trimmed.is_empty() {
             return None;
         }
-        norm = format!("\u{0}{trimmed}");
+        key.push(0);
+        key.extend_from_slice(trimmed.as_bytes());
     }
-    Some(cairn_core::content_hash(norm.as_bytes()))
+    if end < text.len() {
+        key.push(0);
+        key.extend_from_slice(text.len().to_string().as_bytes());
+    }
+    Some(key)
 }
 
 /// For markdown: stop text from opening or closing Cairn's own wrapper tag, so the capture side's
@@ -408,16 +462,26 @@ mod tests {
 
     #[test]
     fn near_keys() {
-        assert_eq!(near_key("Hello,  World!"), near_key("hello world"));
-        assert_ne!(near_key("hello world"), near_key("hello there"));
-        assert_eq!(near_key("  "), None);
-        assert_ne!(near_key("🙂"), near_key("🙃"));
+        let key = near_key;
+        assert_eq!(key("Hello,  World!"), key("hello world"));
+        assert_eq!(key("Émile: ÇA va"), key("émile ça va"));
+        assert_ne!(key("hello world"), key("hello there"));
+        assert_eq!(key("  "), None);
+        assert_ne!(key("🙂"), key("🙃"));
+        let long = "word ".repeat(5000);
+        assert_ne!(key(&long), key(&format!("{long}more")));
     }
 
     #[test]
     fn back_off_prefers_boundaries() {
-        assert_eq!(back_off("One sentence here, quite long. Another is cut", Cut::Sentence), "One sentence here, quite long.");
-        assert_eq!(back_off("Short. Then a long run without end", Cut::Sentence), "Short. Then a long run without");
+        assert_eq!(
+            back_off("One sentence here, quite long. Another is cut", Cut::Sentence),
+            "One sentence here, quite long."
+        );
+        assert_eq!(
+            back_off("Short. Then a long run without end", Cut::Sentence),
+            "Short. Then a long run without"
+        );
         assert_eq!(back_off("line one\nline two is long", Cut::Line), "line one\nline two is");
         assert_eq!(back_off("abcdefgh", Cut::Line), "abcdefgh");
     }

@@ -140,7 +140,8 @@ fn frontmatter_fields_chunks_and_inferred_tags() {
         "memory/projects/apollo.md",
         "---\ntitle: Apollo\nproject: apollo\ntags: [Weather, mobile]\ndate: 2026-03-18\naudience: public\nowner: sam\n---\n# Heading\n\nbody\n",
     );
-    let long: String = (0..40).map(|i| format!("## Part {i}\n\n{}\n\n", "weather word ".repeat(30))).collect();
+    let long: String =
+        (0..40).map(|i| format!("## Part {i}\n\n{}\n\n", "weather word ".repeat(30))).collect();
     env.write("memory/daily/2026-03-19.md", format!("# Long day\n\n{long}"));
     env.harvest(&[]);
     let db = env.db();
@@ -299,8 +300,13 @@ fn killed_mid_harvest_leaves_a_consistent_store() {
     };
     let mut partial_seen = false;
     for _attempt in 0..3 {
-        let mut child =
-            env.cmd().args(["harvest", "--json"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = env
+            .cmd()
+            .args(["harvest", "--json"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(60) {
             if item_count().unwrap_or(0) > 0 || child.try_wait().unwrap().is_some() {
@@ -325,7 +331,8 @@ fn killed_mid_harvest_leaves_a_consistent_store() {
             )
             .unwrap();
         assert_eq!(orphans, 0);
-        let logged: i64 = db.query_row("SELECT count(DISTINCT item_id) FROM ingest_log", [], |r| r.get(0)).unwrap();
+        let logged: i64 =
+            db.query_row("SELECT count(DISTINCT item_id) FROM ingest_log", [], |r| r.get(0)).unwrap();
         assert_eq!(logged, n, "the ingest log matches the items");
     }
     assert!(partial_seen, "no kill landed mid-harvest");

@@ -461,6 +461,7 @@ pub fn harvest(
             vocabulary.extend(p.explicit_tags.iter().cloned());
         }
     }
+    let matcher_tags = tags::TagMatcher::new(&vocabulary);
     let mut writes: Vec<Write> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for (c, r) in candidates.iter().zip(reads) {
@@ -480,7 +481,7 @@ pub fn harvest(
             Read::Parsed(p) => {
                 let Parsed { mut item, chunks, explicit_tags, file, body_words } = *p;
                 let mut all: BTreeSet<String> = explicit_tags.iter().cloned().collect();
-                all.extend(tags::infer(&body_words, &vocabulary));
+                all.extend(matcher_tags.find(&body_words));
                 item.tags = all.into_iter().collect();
                 let action = if known.contains_key(&c.rel) { FileAction::Updated } else { FileAction::New };
                 match action {

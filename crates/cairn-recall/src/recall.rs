@@ -77,7 +77,7 @@ pub struct RecallSettings {
     pub fusion: Fusion,
     /// Half-life of the recency decay, in days.
     pub half_life_days: f64,
-    /// Multiplier of BM25 on the title field relative to the body.
+    /// Multiplier of BM25 on the title field relative to the body (0: the title is not searched).
     pub title_boost: f32,
     /// Candidates each lane contributes before fusion (at least `k`).
     pub pool: usize,
@@ -92,7 +92,7 @@ impl Default for RecallSettings {
             fusion: Fusion::Weighted,
             half_life_days: 30.0,
             title_boost: 2.0,
-            pool: 50,
+            pool: 10,
             max_query_terms: 48,
         }
     }
@@ -560,9 +560,11 @@ impl Recaller {
                     IndexRecordOption::WithFreqs,
                 )),
             ));
-            let title = TermQuery::new(Term::from_field_text(f.title, &t.term), IndexRecordOption::WithFreqs);
-            clauses
-                .push((Occur::Should, Box::new(BoostQuery::new(Box::new(title), self.settings.title_boost))));
+            if self.settings.title_boost > 0.0 {
+                let title = TermQuery::new(Term::from_field_text(f.title, &t.term), IndexRecordOption::WithFreqs);
+                let boosted = BoostQuery::new(Box::new(title), self.settings.title_boost);
+                clauses.push((Occur::Should, Box::new(boosted)));
+            }
         }
         // A project much smaller than the index: drive the search by its posting list instead of pruning
         // a union over everything (WAND's threshold rises slowly when most good documents are out of scope).
@@ -612,19 +614,38 @@ impl Recaller {
             .collect();
         let mut candidates: Vec<String> = Vec::new();
         for (i, w) in words.iter().enumerate() {
+            if w.chars().any(is_cjk) {
+                continue;
+            }
             if !crate::analyzer::STOP_WORDS.contains(&w.as_str()) {
                 candidates.push(w.clone());
-                if !w.chars().any(is_cjk) {
-                    candidates.push(format!("{w}s"));
-                    if let Some(stripped) = w.strip_suffix('s').filter(|s| s.len() > 2) {
-                        candidates.push(stripped.to_owned());
-                    }
+                candidates.push(format!("{w}s"));
+                if let Some(stripped) = w.strip_suffix('s').filter(|s| s.len() > 2) {
+                    candidates.push(stripped.to_owned());
                 }
             }
             if i + 1 < words.len() {
                 candidates.push(format!("{w}-{}", words[i + 1]));
                 if i + 2 < words.len() {
                     candidates.push(format!("{w}-{}-{}", words[i + 1], words[i + 2]));
+                }
+            }
+        }
+        // CJK has no spaces: every substring (up to 8 characters) of a CJK run may be a tag.
+        let chars: Vec<char> = text.chars().take(2048).collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if !is_cjk(chars[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i]) {
+                i += 1;
+            }
+            for a in start..i {
+                for b in a + 1..=(a + 8).min(i) {
+                    candidates.push(chars[a..b].iter().collect::<String>().to_lowercase());
                 }
             }
         }
@@ -670,14 +691,9 @@ impl Recaller {
         Ok(false)
     }
 
-    /// Chunks carrying the query tags: most tags first, then newest.
-    fn tag_lane(
-        &self,
-        searcher: &Searcher,
-        tags: &[String],
-        q: &RecallQuery,
-        pool: usize,
-    ) -> Result<Vec<Scored>> {
+    /// Chunks carrying the query tags, most tags first (ties: index order; recency re-ranks them in
+    /// fusion). Pruned: once the pool is full, only chunks with more tags are looked at.
+    fn tag_lane(&self, searcher: &Searcher, tags: &[String], q: &RecallQuery, pool: usize) -> Result<Vec<Scored>> {
         let f = &self.index.fields;
         let clauses: Vec<(Occur, Box<dyn Query>)> = tags
             .iter()
@@ -686,31 +702,7 @@ impl Recaller {
                 (Occur::Should, Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>)
             })
             .collect();
-        let query = BooleanQuery::new(clauses);
-        let weight =
-            query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
-        let half_life_ms = self.settings.half_life_days.max(1e-9) * MS_PER_DAY;
-        let mut top = TopN::new(pool);
-        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let seg = SegmentScope::new(reader, &q.scope)?;
-            if seg.excludes_all() {
-                continue;
-            }
-            let created = reader.fast_fields().i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
-            weight
-                .for_each(reader, &mut |doc, score| {
-                    if seg.admits(doc) {
-                        let age = (q.now - created.first(doc).unwrap_or(0)).max(0) as f64;
-                        let recency = 0.5f64.powf(age / half_life_ms) as f32;
-                        top.push(Scored {
-                            score: score + 0.5 * recency,
-                            addr: DocAddress::new(ord as u32, doc),
-                        });
-                    }
-                })
-                .map_err(Error::engine("search"))?;
-        }
-        Ok(top.into_sorted())
+        self.top_n(searcher, &BooleanQuery::new(clauses), &q.scope, pool)
     }
 
     /// Fills `matched_tags` and `recency` of every candidate from fast fields.

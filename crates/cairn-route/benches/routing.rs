@@ -3,12 +3,16 @@
 //! `cargo bench -p cairn-route --bench routing`
 
 use std::fmt::Write;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use cairn_route::{EntitySummary, Router, SessionState, TurnInput};
 
 fn main() {
     divan::main();
+    // Statics are never dropped: remove the generated config explicitly.
+    if let Some(f) = FIXTURE.get() {
+        let _ = std::fs::remove_dir_all(f._dir.path());
+    }
 }
 
 const RULES: usize = 200;
@@ -30,7 +34,13 @@ struct Fixture {
     entities: Vec<EntitySummary>,
 }
 
-static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
+static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+
+fn fixture() -> &'static Fixture {
+    FIXTURE.get_or_init(build)
+}
+
+fn build() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     std::fs::create_dir(p.join("packs")).unwrap();
@@ -100,11 +110,11 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
         })
         .collect();
     Fixture { _dir: dir, router, prompt_hits, prompt_miss, entities }
-});
+}
 
 #[divan::bench]
 fn decide_hits(bencher: divan::Bencher) {
-    let f = &*FIXTURE;
+    let f = fixture();
     assert_eq!(f.prompt_hits.len(), 2000);
     let d = f
         .router
@@ -122,7 +132,7 @@ fn decide_hits(bencher: divan::Bencher) {
 
 #[divan::bench]
 fn decide_hits_with_entities(bencher: divan::Bencher) {
-    let f = &*FIXTURE;
+    let f = fixture();
     let input = TurnInput::new(&f.prompt_hits).session_key("agent:main:main").entities(&f.entities);
     let d = f.router.decide(&input, &mut SessionState::default());
     assert_eq!(d.intent.as_deref(), Some("r42"), "{:?}", d.trace);
@@ -131,7 +141,7 @@ fn decide_hits_with_entities(bencher: divan::Bencher) {
 
 #[divan::bench]
 fn decide_no_match(bencher: divan::Bencher) {
-    let f = &*FIXTURE;
+    let f = fixture();
     let d = f
         .router
         .decide(&TurnInput::new(&f.prompt_miss).session_key("agent:main:main"), &mut SessionState::default());
@@ -146,5 +156,5 @@ fn decide_no_match(bencher: divan::Bencher) {
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn load_config() -> Router {
-    Router::load(FIXTURE.router.config().dir()).unwrap()
+    Router::load(fixture().router.config().dir()).unwrap()
 }

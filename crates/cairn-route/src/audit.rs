@@ -242,8 +242,9 @@ fn lint(raw: &RawConfig, out: &mut Vec<Finding>) {
                         field,
                         anchors,
                         format!(
-                            "every `{}` pack is disabled{}",
+                            "every `{}` pack{} is disabled{}",
                             a.pack_type,
+                            a.mode.as_deref().map(|m| format!(" with mode `{m}`")).unwrap_or_default(),
                             if a.required { "; it is required, so the intent never injects" } else { "" }
                         ),
                     );

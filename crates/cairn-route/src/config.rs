@@ -147,6 +147,20 @@ impl RouteConfig {
     }
 }
 
+impl SessionsConfig {
+    /// Loads only `sessions.yaml` (or `.yml`/`.json`) from a config directory; the seed's
+    /// defaults when the file is absent. For tools that need no intent rules (`cairn bootstrap`).
+    pub fn load(dir: impl AsRef<Path>) -> Result<SessionsConfig> {
+        let doc = read_doc::<SessionsFile>(dir.as_ref(), SESSIONS, false)?;
+        let mut v = Validator::default();
+        if let Some(d) = &doc {
+            v.schema(d, d.value.schema_version);
+        }
+        let sessions = compile_sessions(doc.as_ref(), &mut v);
+        if v.issues.is_empty() { Ok(sessions) } else { Err(Error::Invalid { issues: v.issues }) }
+    }
+}
+
 /// A parsed file with its text (for locating lines).
 #[derive(Debug, Clone)]
 pub(crate) struct Doc<T> {
@@ -554,7 +568,7 @@ fn compile_inner(raw: &RawConfig, v: &mut Validator) -> Option<RouteConfig> {
         }
     }
 
-    let sessions = compile_sessions(raw, v);
+    let sessions = compile_sessions(raw.sessions.as_ref(), v);
 
     let folded: Vec<(Vec<String>, bool)> =
         rules.iter().map(|r| (r.folded.clone(), r.mode == MatchMode::Word)).collect();
@@ -689,9 +703,9 @@ fn compile_packs(raw: &RawConfig, v: &mut Validator) -> Vec<Pack> {
     packs
 }
 
-fn compile_sessions(raw: &RawConfig, v: &mut Validator) -> SessionsConfig {
+fn compile_sessions(doc: Option<&Doc<SessionsFile>>, v: &mut Validator) -> SessionsConfig {
     let mut out = SessionsConfig::default();
-    let Some(doc) = &raw.sessions else { return out };
+    let Some(doc) = doc else { return out };
     let s = &doc.value;
     out.owner_ids = s.owner_ids.iter().cloned().collect();
     out.token_target = s.token_target;

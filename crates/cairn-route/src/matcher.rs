@@ -59,7 +59,8 @@ impl KeywordMatcher {
             Some(
                 AhoCorasick::builder()
                     .match_kind(MatchKind::Standard)
-                    .kind(Some(AhoCorasickKind::DFA))
+                    // A DFA scans about twice as fast; bound its memory (~0.6 KB per pattern).
+                    .kind((patterns.len() <= 20_000).then_some(AhoCorasickKind::DFA))
                     .build(&patterns)
                     .map_err(|e| format!("cannot build the keyword automaton: {e}"))?,
             )

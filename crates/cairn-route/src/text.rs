@@ -6,29 +6,49 @@
 /// Folding is `char::to_lowercase` plus the full-folding cases that lowercasing misses
 /// (`ß`/`ẞ` → `ss`, final sigma `ς` → `σ`, long s `ſ` → `s`).
 pub(crate) fn fold(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut pending_space = false;
-    for c in text.chars() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            i += 1;
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+                pending_space = !out.is_empty();
+                continue;
+            }
+            if pending_space {
+                out.push(b' ');
+                pending_space = false;
+            }
+            out.push(b.to_ascii_lowercase());
+            continue;
+        }
+        let c = text[i..].chars().next().unwrap_or_default();
+        i += c.len_utf8();
         if c.is_whitespace() {
             pending_space = !out.is_empty();
             continue;
         }
         if pending_space {
-            out.push(' ');
+            out.push(b' ');
             pending_space = false;
         }
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-            continue;
-        }
+        let mut buf = [0u8; 4];
         match c {
-            'ß' | 'ẞ' => out.push_str("ss"),
-            'ς' => out.push('σ'),
-            'ſ' => out.push('s'),
-            _ => out.extend(c.to_lowercase()),
+            'ß' | 'ẞ' => out.extend_from_slice(b"ss"),
+            'ς' => out.extend_from_slice('σ'.encode_utf8(&mut buf).as_bytes()),
+            'ſ' => out.push(b's'),
+            _ => {
+                for l in c.to_lowercase() {
+                    out.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
+                }
+            }
         }
     }
-    out
+    // Only whole UTF-8 sequences were pushed.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A "word" character for boundary checks: Unicode alphanumeric or `_`.
@@ -83,6 +103,8 @@ mod tests {
         check_fold("ΣΟΦΟΣ σοφος", "σοφοσ σοφοσ");
         check_fold("ÉCOLE", "école");
         check_fold("", "");
+        check_fold("a\u{a0}\u{2003}b\u{0b}c", "a b c");
+        check_fold("İstanbul", "i\u{307}stanbul");
     }
 
     #[test]

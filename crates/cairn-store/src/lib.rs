@@ -38,6 +38,7 @@ use serde::Serialize;
 
 /// One write in a batch applied atomically by [`Store::apply`].
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // built once and consumed at once; boxing buys nothing
 pub enum Write {
     /// Insert or replace an item with all its chunks (old chunks are dropped).
     Upsert {

@@ -74,6 +74,10 @@ impl SqliteStore {
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // Up to 64 MiB of page cache (allocated only as used): big harvest batches then never spill
+        // dirty pages to the WAL mid-transaction.
+        conn.pragma_update(None, "cache_size", -65536)?;
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
         Ok(())
     }
 

@@ -74,14 +74,21 @@ fn layered(n_topic: usize, n_recent: usize, budget: usize) -> cairn_assemble::As
     let mut req = request(budget);
     let para = "Some fairly ordinary sentence about the project and its state. ";
     req.topic = (0..n_topic)
-        .map(|i| with(hit(&format!("t{i:02}"), &format!("Topic {i}"), &format!("{i} {}", para.repeat(3))), |h| {
-            h.score = 1.0 - i as f32 / 100.0;
-        }))
+        .map(|i| {
+            with(hit(&format!("t{i:02}"), &format!("Topic {i}"), &format!("{i} {}", para.repeat(3))), |h| {
+                h.score = 1.0 - i as f32 / 100.0;
+            })
+        })
         .collect();
     req.recent = (0..n_recent)
-        .map(|i| with(hit(&format!("r{i:02}"), &format!("Recent {i}"), &format!("{i} r {}", para.repeat(3))), |h| {
-            h.created_at = MAR_18 - i as i64 * DAY;
-        }))
+        .map(|i| {
+            with(
+                hit(&format!("r{i:02}"), &format!("Recent {i}"), &format!("{i} r {}", para.repeat(3))),
+                |h| {
+                    h.created_at = MAR_18 - i as i64 * DAY;
+                },
+            )
+        })
         .collect();
     req
 }
@@ -136,7 +143,11 @@ fn empty_results() {
     req.topic.clear();
     let a = run(&req);
     assert!(a.empty);
-    assert!(a.receipt.excluded.iter().all(|e| e.reason == ExcludeReason::NoTopic), "{:?}", a.receipt.excluded);
+    assert!(
+        a.receipt.excluded.iter().all(|e| e.reason == ExcludeReason::NoTopic),
+        "{:?}",
+        a.receipt.excluded
+    );
     req.options.require_topic = false;
     let a = run(&req);
     assert!(!a.empty);

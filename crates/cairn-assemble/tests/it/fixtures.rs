@@ -59,12 +59,19 @@ pub(crate) fn request(budget: usize) -> AssembleRequest {
                 h.score = 0.71;
             },
         ),
-        with(hit("notes/cjk", "記憶システム <設計> & \"メモ\"", "記憶システムの設計について話しましょう。次に、検索の速度を測ります。🙂 絵文字も大丈夫。"), |h| {
-            h.tags = vec!["memory".into()];
-            h.created_at = MAR_18 - 3 * DAY;
-            h.score = 0.55;
-            h.provenance = Provenance::External { source: "locomo:conv-26".into() };
-        }),
+        with(
+            hit(
+                "notes/cjk",
+                "記憶システム <設計> & \"メモ\"",
+                "記憶システムの設計について話しましょう。次に、検索の速度を測ります。🙂 絵文字も大丈夫。",
+            ),
+            |h| {
+                h.tags = vec!["memory".into()];
+                h.created_at = MAR_18 - 3 * DAY;
+                h.score = 0.55;
+                h.provenance = Provenance::External { source: "locomo:conv-26".into() };
+            },
+        ),
         // Same text as the research note, another id: a near-duplicate.
         with(
             hit(
@@ -77,12 +84,19 @@ pub(crate) fn request(budget: usize) -> AssembleRequest {
         ),
     ];
     let recent = vec![
-        with(hit("turns/s1-t9", "Session s1, turn 9", "User: can you check the ladder?\nAssistant: The ladder is intact; two legs expire Friday."), |h| {
-            h.kind = ItemKind::Turn;
-            h.provenance = Provenance::Turn { session_key: "s1".into(), turn_id: "t9".into() };
-            h.created_at = MAR_18 + DAY;
-            h.score = 0.0;
-        }),
+        with(
+            hit(
+                "turns/s1-t9",
+                "Session s1, turn 9",
+                "User: can you check the ladder?\nAssistant: The ladder is intact; two legs expire Friday.",
+            ),
+            |h| {
+                h.kind = ItemKind::Turn;
+                h.provenance = Provenance::Turn { session_key: "s1".into(), turn_id: "t9".into() };
+                h.created_at = MAR_18 + DAY;
+                h.score = 0.0;
+            },
+        ),
         // The MaxRisk file is also recent: shown once, in the topic layer.
         with(hit("projects/maxrisk", "MaxRisk Project Status", MAXRISK), |h| {
             h.tags = vec!["maxrisk".into(), "trading".into(), "options".into()];
@@ -94,7 +108,13 @@ pub(crate) fn request(budget: usize) -> AssembleRequest {
     req.topic = topic;
     req.recent = recent;
     req.lanes = vec![
-        LaneReport { name: "lexical".into(), status: LaneStatus::Ok, candidates: 4, micros: 120, error: None },
+        LaneReport {
+            name: "lexical".into(),
+            status: LaneStatus::Ok,
+            candidates: 4,
+            micros: 120,
+            error: None,
+        },
         LaneReport { name: "tags".into(), status: LaneStatus::Ok, candidates: 2, micros: 15, error: None },
         LaneReport {
             name: "vector".into(),

@@ -4,4 +4,3 @@ mod behaviour;
 mod fixtures;
 mod props;
 mod snapshots;
-mod scratch;

@@ -2,7 +2,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cairn_assemble::{AssembleOptions, AssembleRequest, Format, Layer, Level, assemble};
+use std::cell::RefCell;
+
+use cairn_assemble::{
+    AssembleOptions, AssembleRequest, CountCache, Format, Layer, Level, assemble, assemble_with,
+};
 use cairn_core::{Audience, Hit, ItemKind, LaneReport, LaneStatus, Provenance, Scope, Why};
 use cairn_tokens::{Encoding, Tokenizer};
 use proptest::prelude::*;
@@ -26,7 +30,11 @@ fn fragment() -> impl Strategy<Value = String> {
 }
 
 fn text(max_fragments: usize) -> impl Strategy<Value = String> {
-    (prop::collection::vec(fragment(), 0..max_fragments), 0usize..4, prop::option::weighted(0.1, 1usize..6000))
+    (
+        prop::collection::vec(fragment(), 0..max_fragments),
+        0usize..4,
+        prop::option::weighted(0.1, 1usize..6000),
+    )
         .prop_map(|(parts, at, huge)| {
             let mut s: String = parts.concat();
             if let Some(n) = huge {
@@ -83,20 +91,22 @@ fn options_strategy() -> impl Strategy<Value = AssembleOptions> {
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(|(format, max_level, encoding, recency_share, l0_cap, snippet_cap, require_topic, verify)| {
-            AssembleOptions {
-                format,
-                max_level,
-                encoding,
-                recency_share,
-                l0_cap: l0_cap / 4,
-                l1_cap: l0_cap,
-                snippet_cap,
-                require_topic,
-                verify,
-                ..AssembleOptions::default()
-            }
-        })
+        .prop_map(
+            |(format, max_level, encoding, recency_share, l0_cap, snippet_cap, require_topic, verify)| {
+                AssembleOptions {
+                    format,
+                    max_level,
+                    encoding,
+                    recency_share,
+                    l0_cap: l0_cap / 4,
+                    l1_cap: l0_cap,
+                    snippet_cap,
+                    require_topic,
+                    verify,
+                    ..AssembleOptions::default()
+                }
+            },
+        )
 }
 
 prop_compose! {
@@ -149,6 +159,16 @@ proptest! {
         let again = assemble(&req.clone());
         prop_assert_eq!(a.output(), again.output());
         prop_assert_eq!(a.to_json(), again.to_json());
+    }
+
+    #[test]
+    fn count_cache_never_changes_output(req in request_strategy()) {
+        thread_local!(static SHARED: RefCell<CountCache> = RefCell::new(CountCache::new(512)));
+        let fresh = assemble(&req);
+        let warm = SHARED.with(|c| assemble_with(&req, &mut c.borrow_mut()));
+        let again = SHARED.with(|c| assemble_with(&req, &mut c.borrow_mut()));
+        prop_assert_eq!(fresh.to_json(), warm.to_json());
+        prop_assert_eq!(fresh.to_json(), again.to_json());
     }
 
     #[test]

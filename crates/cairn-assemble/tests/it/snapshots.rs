@@ -12,7 +12,7 @@ fn markdown() {
 
 #[test]
 fn markdown_tight_budget_mixes_levels() {
-    let a = run(&request(230));
+    let a = run(&request(260));
     insta::assert_snapshot!(a.block);
 }
 

@@ -1,0 +1,442 @@
+//! Integration tests: real index directories in temp dirs.
+
+use std::path::Path;
+
+use cairn_core::{Audience, Chunk, Item, ItemKind, LaneStatus, Provenance, Scope};
+use cairn_recall::{
+    ChunkWriter, ErrorKind, Fusion, LaneWeights, RecallIndex, RecallQuery, RecallResult, RecallSettings,
+    Recaller, lane,
+};
+use proptest::prelude::*;
+
+const DAY: i64 = 86_400_000;
+const NOW: i64 = 1_700_000_000_000;
+
+fn item(id: &str, project: &str, audience: Audience, title: &str, text: &str, tags: &[&str], age_days: i64) -> Item {
+    Item {
+        id: id.into(),
+        project: project.into(),
+        kind: ItemKind::File,
+        title: title.into(),
+        text: text.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        audience,
+        provenance: Provenance::File { path: format!("memory/{id}.md"), line_start: 1, line_end: 9 },
+        content_hash: cairn_core::content_hash(text.as_bytes()),
+        created_at: NOW - age_days * DAY,
+        observed_at: NOW,
+        metadata: Default::default(),
+    }
+}
+
+/// One chunk per paragraph (blank-line separated).
+fn chunks(item: &Item) -> Vec<Chunk> {
+    item.text
+        .split("\n\n")
+        .enumerate()
+        .map(|(i, t)| Chunk {
+            id: Chunk::make_id(&item.id, i as u32),
+            item_id: item.id.clone(),
+            ordinal: i as u32,
+            heading: if i == 0 { String::new() } else { format!("Part {i}") },
+            text: t.to_owned(),
+            provenance: item.provenance.clone(),
+            content_hash: cairn_core::content_hash(t.as_bytes()),
+        })
+        .collect()
+}
+
+fn put(w: &mut ChunkWriter, items: &[Item]) {
+    for it in items {
+        w.upsert(it, &chunks(it)).unwrap();
+    }
+}
+
+fn build(dir: &Path, items: &[Item]) -> Recaller {
+    let index = RecallIndex::open_or_create(dir).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, items);
+    w.commit(items.len() as u64).unwrap();
+    Recaller::new(&index, RecallSettings::default()).unwrap()
+}
+
+fn ask(r: &Recaller, text: &str, scope: Scope, k: usize) -> RecallResult {
+    let res = r.recall(&RecallQuery::new(text, scope, k, NOW));
+    for l in &res.lanes {
+        assert_ne!(l.status, LaneStatus::Failed, "lane {l:?}");
+    }
+    res
+}
+
+fn ids(res: &RecallResult) -> Vec<&str> {
+    res.hits.iter().map(|h| h.item_id.as_str()).collect()
+}
+
+fn corpus() -> Vec<Item> {
+    use Audience::*;
+    vec![
+        item("grib", "weather", Public, "GRIB parser", "The GRIB parser crashed on a truncated weather file from the model run.", &["weather", "bugs"], 3),
+        item("grib-old", "weather", Public, "Old notes", "We talked about weather once. Parsing is hard.", &["weather"], 200),
+        item("cooking", "home", Public, "Recipes", "A slow-cooked ragù needs three hours and good tomatoes.", &["cooking"], 10),
+        item("secret", "home", Private, "Diary", "The parser of my feelings crashed today. Private weather inside.", &["diary", "weather"], 1),
+        item("tokyo", "travel", Public, "東京旅行", "東京大学の近くで美味しいラーメンを食べました。", &["旅行"], 5),
+        item("beijing", "travel", Public, "北京", "我们在北京参观了故宫和长城。数据库课程很有意思。", &["travel"], 6),
+        item("seoul", "travel", Public, "서울", "서울에서 친구를 만나서 한국 음식을 먹었어요.", &["travel"], 7),
+        item("vec", "eng", Public, "Vector search", "Vector DB benchmarks: HNSW recall against exact search.\n\nWe chose tantivy for BM25 lexical search.", &["vector-db", "benchmarks"], 2),
+    ]
+}
+
+#[test]
+fn bm25_ranks_the_matching_document_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), &corpus());
+    let res = ask(&r, "why did the GRIB parser crash on the weather file?", Scope::public_only(None), 5);
+    assert_eq!(ids(&res)[0], "grib");
+    // A document with fewer of the terms ranks lower.
+    let pos_old = ids(&res).iter().position(|i| *i == "grib-old");
+    assert!(pos_old.is_none_or(|p| p > 0));
+    let top = &res.hits[0];
+    assert!(top.why.terms.contains(&"grib".to_string()), "{:?}", top.why);
+    assert!(top.why.terms.contains(&"crash".to_string()), "{:?}", top.why);
+    assert!(top.why.lanes.contains(&lane::LEXICAL.to_string()));
+    assert!(top.parts[lane::LEXICAL] > 0.99);
+    assert_eq!(top.provenance.display(), "memory/grib.md:1-9");
+    assert_eq!(top.title, "GRIB parser");
+    // Scores descend.
+    assert!(res.hits.windows(2).all(|w| w[0].score >= w[1].score));
+}
+
+#[test]
+fn stemming_matches_inflections() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), &corpus());
+    let res = ask(&r, "benchmarking vectors", Scope::public_only(None), 3);
+    assert_eq!(ids(&res)[0], "vec");
+}
+
+#[test]
+fn cjk_is_searchable() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), &corpus());
+    for (q, want) in [
+        ("北京的故宫", "beijing"),
+        ("数据库", "beijing"),
+        ("東京でラーメン", "tokyo"),
+        ("ラーメン", "tokyo"),
+        ("서울 음식", "seoul"),
+        ("친구", "seoul"),
+    ] {
+        let res = ask(&r, q, Scope::public_only(None), 3);
+        assert_eq!(ids(&res).first().copied(), Some(want), "query {q}: {:?}", ids(&res));
+    }
+    // A CJK tag is inferred too.
+    let res = ask(&r, "旅行 ラーメン", Scope::public_only(None), 3);
+    assert_eq!(res.query_tags, ["旅行"]);
+}
+
+#[test]
+fn tags_are_inferred_from_the_vocabulary() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), &corpus());
+    let res = ask(&r, "what about vector db benchmark results?", Scope::public_only(None), 5);
+    assert_eq!(res.query_tags, ["vector-db", "benchmarks"]);
+    let top = &res.hits[0];
+    assert_eq!(top.item_id, "vec");
+    assert_eq!(top.why.tags, ["vector-db", "benchmarks"]);
+    assert!(top.why.lanes.contains(&lane::TAGS.to_string()));
+    assert_eq!(top.parts[lane::TAGS], 1.0);
+    // A tag-only query finds items through the tag lane alone.
+    let res = ask(&r, "cooking", Scope::public_only(None), 5);
+    assert_eq!(ids(&res), ["cooking"]);
+    // Tags carried only by private items are not inferred for a public caller.
+    let res = ask(&r, "diary", Scope::public_only(None), 5);
+    assert!(res.query_tags.is_empty());
+    assert!(res.hits.is_empty());
+    let res = ask(&r, "diary", Scope::owner(None), 5);
+    assert_eq!(res.query_tags, ["diary"]);
+}
+
+#[test]
+fn recency_orders_equal_matches_and_the_recent_list() {
+    use Audience::Public;
+    let dir = tempfile::tempdir().unwrap();
+    let items: Vec<Item> =
+        (0..5).map(|i| item(&format!("n{i}"), "p", Public, "Standup", "Standup notes: deploy went fine.", &[], i * 10)).collect();
+    let r = build(dir.path(), &items);
+    let mut q = RecallQuery::new("standup deploy", Scope::owner(None), 5, NOW);
+    q.recent_k = 3;
+    let res = r.recall(&q);
+    assert_eq!(ids(&res), ["n0", "n1", "n2", "n3", "n4"]);
+    let recency: Vec<f32> = res.hits.iter().map(|h| h.parts[lane::RECENCY]).collect();
+    assert!((recency[0] - 1.0).abs() < 1e-6);
+    // 30-day half-life: 30 days old = 0.5.
+    assert!((recency[3] - 0.5).abs() < 1e-4, "{recency:?}");
+    let recent: Vec<&str> = res.recent.iter().map(|h| h.item_id.as_str()).collect();
+    assert_eq!(recent, ["n0", "n1", "n2"]);
+    assert!(res.hits[0].why.lanes.contains(&lane::RECENCY.to_string()));
+    // A shorter half-life is stronger; `now` in the past clamps ages at zero.
+    let settings = RecallSettings { half_life_days: 10.0, ..Default::default() };
+    let r2 = Recaller::new(&RecallIndex::open(dir.path()).unwrap(), settings).unwrap();
+    let res = r2.recall(&RecallQuery::new("standup", Scope::owner(None), 5, NOW));
+    assert!((res.hits[1].parts[lane::RECENCY] - 0.5).abs() < 1e-4);
+    let res = r2.recall(&RecallQuery::new("standup", Scope::owner(None), 5, NOW - 1000 * DAY));
+    assert!(res.hits.iter().all(|h| h.parts[lane::RECENCY] == 1.0));
+}
+
+#[test]
+fn project_and_audience_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), &corpus());
+    let q = "parser crashed weather";
+    let all = ask(&r, q, Scope::owner(None), 10);
+    assert!(ids(&all).contains(&"secret"));
+    let public = ask(&r, q, Scope::public_only(None), 10);
+    assert!(!ids(&public).contains(&"secret"));
+    let home = ask(&r, q, Scope::owner(Some("home".into())), 10);
+    assert!(ids(&home).iter().all(|i| ["secret", "cooking"].contains(i)), "{:?}", ids(&home));
+    assert_eq!(ids(&home)[0], "secret");
+    let home_public = ask(&r, q, Scope::public_only(Some("home".into())), 10);
+    assert!(home_public.hits.is_empty(), "{:?}", ids(&home_public));
+    assert!(home_public.lanes.iter().all(|l| l.candidates == 0));
+    let nowhere = ask(&r, q, Scope::owner(Some("no-such-project".into())), 10);
+    assert!(nowhere.hits.is_empty());
+}
+
+#[test]
+fn upsert_replaces_and_delete_removes_all_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    assert_eq!(index.synced_seq().unwrap(), None);
+    let mut w = index.writer().unwrap();
+    let mut it = item("multi", "p", Audience::Public, "Multi", "alpha one\n\nalpha two\n\nalpha three", &[], 0);
+    put(&mut w, std::slice::from_ref(&it));
+    w.commit(7).unwrap();
+    let r = Recaller::new(&index, RecallSettings::default()).unwrap();
+    assert_eq!(ask(&r, "alpha", Scope::owner(None), 10).hits.len(), 3);
+    // Upsert with fewer chunks replaces all of them.
+    it.text = "beta only".into();
+    put(&mut w, std::slice::from_ref(&it));
+    w.commit(8).unwrap();
+    r.reload().unwrap();
+    assert!(ask(&r, "alpha", Scope::owner(None), 10).hits.is_empty());
+    assert_eq!(ask(&r, "beta", Scope::owner(None), 10).hits.len(), 1);
+    w.delete_item("multi").unwrap();
+    w.commit(9).unwrap();
+    r.reload().unwrap();
+    assert!(ask(&r, "beta", Scope::owner(None), 10).hits.is_empty());
+    assert_eq!(index.synced_seq().unwrap(), Some(9));
+    // Reopen: the sequence persists.
+    drop(w);
+    assert_eq!(RecallIndex::open(dir.path()).unwrap().synced_seq().unwrap(), Some(9));
+}
+
+#[test]
+fn clear_empties_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &corpus());
+    w.commit(1).unwrap();
+    w.clear().unwrap();
+    w.commit(2).unwrap();
+    let r = Recaller::new(&index, RecallSettings::default()).unwrap();
+    assert_eq!(r.num_chunks(), 0);
+}
+
+#[test]
+fn chunk_of_another_item_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    let a = item("a", "p", Audience::Public, "A", "text", &[], 0);
+    let b = item("b", "p", Audience::Public, "B", "text", &[], 0);
+    let err = w.upsert(&a, &chunks(&b)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::BadInput);
+}
+
+#[test]
+fn missing_mismatched_and_corrupt_indexes_give_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none");
+    let err = RecallIndex::open(&missing).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    assert!(err.to_string().contains("no recall index"), "{err}");
+
+    // A marker from another schema version.
+    let idx = dir.path().join("old");
+    build(&idx, &corpus());
+    std::fs::write(idx.join("cairn-recall.json"), r#"{"format":"cairn-recall","schema_version":0}"#).unwrap();
+    let err = RecallIndex::open(&idx).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NeedsRebuild);
+    assert!(err.to_string().contains("rebuild"), "{err}");
+    assert!(RecallIndex::open_or_create(&idx).is_err());
+    // `recreate` fixes it.
+    let fresh = RecallIndex::recreate(&idx).unwrap();
+    assert_eq!(fresh.synced_seq().unwrap(), None);
+
+    // Garbled tantivy metadata.
+    let bad = dir.path().join("bad");
+    build(&bad, &corpus());
+    std::fs::write(bad.join("meta.json"), b"{ not json").unwrap();
+    let err = RecallIndex::open(&bad).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NeedsRebuild);
+    assert!(err.to_string().contains("corrupt"), "{err}");
+
+    // A tantivy index that is not ours.
+    let foreign = dir.path().join("foreign");
+    build(&foreign, &corpus());
+    std::fs::remove_file(foreign.join("cairn-recall.json")).unwrap();
+    assert_eq!(RecallIndex::open(&foreign).unwrap_err().kind(), ErrorKind::NeedsRebuild);
+}
+
+#[test]
+fn deleted_segment_files_are_reported_not_panicked() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), &corpus());
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "idx" || x == "store") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let res = RecallIndex::open(dir.path()).and_then(|i| Recaller::new(&i, RecallSettings::default()));
+    let err = res.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::NeedsRebuild | ErrorKind::Internal), "{err}");
+}
+
+#[test]
+fn rrf_fusion_and_lexical_only_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &corpus());
+    w.commit(1).unwrap();
+    let rrf = RecallSettings { fusion: Fusion::Rrf { k: 60.0 }, ..Default::default() };
+    let r = Recaller::new(&index, rrf).unwrap();
+    let res = ask(&r, "GRIB parser crash weather", Scope::public_only(None), 3);
+    assert_eq!(ids(&res)[0], "grib");
+    let lex = RecallSettings { weights: LaneWeights::lexical_only(), ..Default::default() };
+    let r = Recaller::new(&index, lex).unwrap();
+    let res = ask(&r, "weather", Scope::public_only(None), 3);
+    assert!(res.query_tags.is_empty());
+    assert!(res.lanes.iter().any(|l| l.name == lane::TAGS && l.status == LaneStatus::Skipped));
+    assert!(res.hits.iter().all(|h| !h.parts.contains_key(lane::RECENCY)));
+}
+
+#[test]
+fn empty_and_stop_word_queries_return_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), &corpus());
+    assert!(ask(&r, "", Scope::owner(None), 5).hits.is_empty());
+    assert!(ask(&r, "the of and what", Scope::owner(None), 5).hits.is_empty());
+    assert!(ask(&r, "!!! ???", Scope::owner(None), 5).hits.is_empty());
+}
+
+// ---- properties ----
+
+const WORDS: &[&str] = &["alpha", "beta", "gamma", "delta", "parser", "weather", "数据", "東京", "서울", "crash"];
+
+fn arb_item() -> impl Strategy<Value = (usize, bool, Vec<usize>, u8, i64)> {
+    (0usize..6, any::<bool>(), prop::collection::vec(0..WORDS.len(), 1..8), 0u8..3, 0i64..100)
+}
+
+fn make(i: usize, spec: &(usize, bool, Vec<usize>, u8, i64)) -> Item {
+    let (pid, private, words, ntags, age) = spec;
+    let text: Vec<&str> = words.iter().map(|&w| WORDS[w]).collect();
+    let tags: Vec<&str> = words.iter().take(*ntags as usize).map(|&w| WORDS[w]).collect();
+    let mut text = text.join(" ");
+    if words.len() > 4 {
+        text.push_str("\n\n");
+        text.push_str(WORDS[words[0]]);
+    }
+    item(
+        &format!("i{i:02}-{}", spec.0),
+        &format!("p{}", pid % 2),
+        if *private { Audience::Private } else { Audience::Public },
+        "",
+        &text,
+        &tags,
+        *age,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    #[test]
+    fn private_items_never_reach_public_callers(
+        specs in prop::collection::vec(arb_item(), 1..25),
+        query in prop::collection::vec(0..WORDS.len(), 1..5),
+        project in prop::option::of(0usize..2),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let items: Vec<Item> = specs.iter().enumerate().map(|(i, s)| make(i, s)).collect();
+        let r = build(dir.path(), &items);
+        let text: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
+        let scope = Scope::public_only(project.map(|p| format!("p{p}")));
+        let mut q = RecallQuery::new(text.join(" "), scope.clone(), 50, NOW);
+        q.recent_k = 50;
+        let res = r.recall(&q);
+        let public_in_scope: Vec<&Item> = items.iter().filter(|i| scope.contains(&i.project, i.audience)).collect();
+        for h in res.hits.iter().chain(&res.recent) {
+            prop_assert_eq!(h.audience, Audience::Public);
+            prop_assert!(scope.contains(&h.project, h.audience));
+        }
+        let public_chunks: usize = public_in_scope.iter().map(|i| chunks(i).len()).sum();
+        for l in &res.lanes {
+            prop_assert!(l.candidates <= public_chunks, "{:?} > {}", l, public_chunks);
+        }
+        prop_assert_eq!(res.recent.len(), public_chunks.min(50));
+        // Query tags come only from items in scope.
+        for t in &res.query_tags {
+            prop_assert!(public_in_scope.iter().any(|i| i.tags.contains(t)), "tag {} leaked", t);
+        }
+        // Same query twice: same output, byte for byte.
+        let again = r.recall(&q);
+        let strip = |r: &RecallResult| {
+            let mut r = r.clone();
+            r.lanes.iter_mut().for_each(|l| l.micros = 0);
+            serde_json::to_string(&r).unwrap()
+        };
+        prop_assert_eq!(strip(&res), strip(&again));
+        // The owner sees a superset.
+        let owner = r.recall(&RecallQuery::new(text.join(" "), Scope::owner(scope.project.clone()), 50, NOW));
+        prop_assert!(owner.hits.len() >= res.hits.len());
+    }
+
+    #[test]
+    fn delete_removes_every_chunk(
+        specs in prop::collection::vec(arb_item(), 2..15),
+        victim in 0usize..15,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let items: Vec<Item> = specs.iter().enumerate().map(|(i, s)| make(i, s)).collect();
+        let victim = &items[victim % items.len()];
+        let index = RecallIndex::open_or_create(dir.path()).unwrap();
+        let mut w = index.writer().unwrap();
+        put(&mut w, &items);
+        w.commit(1).unwrap();
+        w.delete_item(&victim.id).unwrap();
+        w.commit(2).unwrap();
+        let r = Recaller::new(&index, RecallSettings::default()).unwrap();
+        let mut q = RecallQuery::new(WORDS.join(" "), Scope::owner(None), 100, NOW);
+        q.recent_k = 100;
+        let res = r.recall(&q);
+        prop_assert!(res.hits.iter().chain(&res.recent).all(|h| h.item_id != victim.id));
+        let remaining: usize = items.iter().filter(|i| i.id != victim.id).map(|i| chunks(i).len()).sum();
+        prop_assert_eq!(res.recent.len(), remaining);
+        prop_assert_eq!(r.num_chunks() as usize, remaining);
+    }
+
+    #[test]
+    fn ties_break_by_chunk_id(n in 2usize..12) {
+        let dir = tempfile::tempdir().unwrap();
+        // Identical text and date: every score ties.
+        let items: Vec<Item> = (0..n).rev().map(|i| item(&format!("t{i:02}"), "p", Audience::Public, "", "same words here", &[], 1)).collect();
+        let r = build(dir.path(), &items);
+        let res = ask(&r, "same words", Scope::owner(None), 3);
+        let got: Vec<&str> = res.hits.iter().map(|h| h.chunk_id.as_str()).collect();
+        let want: Vec<String> = (0..n.min(3)).map(|i| format!("t{i:02}#0")).collect();
+        prop_assert_eq!(got, want.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+}
