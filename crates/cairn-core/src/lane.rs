@@ -21,9 +21,15 @@ pub struct LaneReport {
     pub status: LaneStatus,
     /// Candidates it returned (inside the caller's scope only).
     pub candidates: usize,
-    /// Wall time in microseconds.
+    /// Wall time in microseconds; 0 (and left out of JSON) unless timings were asked for, so that
+    /// the same store and query give byte-identical output.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub micros: u64,
     /// The failure, when `status` is `failed` (an error message, never item text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

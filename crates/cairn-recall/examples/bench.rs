@@ -56,7 +56,8 @@ fn parse_args() -> Args {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read corpus dir").map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> =
+        std::fs::read_dir(dir).expect("read corpus dir").map(|e| e.unwrap().path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -100,7 +101,11 @@ fn load(root: &Path, path: &Path, by_section: bool, public: bool) -> (Item, Vec<
         text: body.to_owned(),
         tags,
         audience: if public { Audience::Public } else { Audience::Private },
-        provenance: Provenance::File { path: rel.clone(), line_start: 1, line_end: raw.lines().count() as u32 },
+        provenance: Provenance::File {
+            path: rel.clone(),
+            line_start: 1,
+            line_end: raw.lines().count() as u32,
+        },
         content_hash: content_hash(raw.as_bytes()),
         created_at: date,
         observed_at: date,

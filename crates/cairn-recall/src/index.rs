@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";
@@ -310,6 +310,11 @@ impl ChunkWriter {
             doc.add_text(f.audience, item.audience.as_str());
             doc.add_text(f.kind, item.kind.as_str());
             doc.add_text(f.title, chunk_title(&item.title, &chunk.heading));
+            if !tags.is_empty() {
+                // A second title value: tags are searchable words too (`vector-db` → `vector`, `db`).
+                // `hit_from_doc` reads the first value only.
+                doc.add_text(f.title, tags.join(" "));
+            }
             doc.add_text(f.body, &chunk.text);
             for t in &tags {
                 doc.add_text(f.tags, t);

@@ -123,7 +123,7 @@ impl RecallQuery {
 /// What recall found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecallResult {
-    /// Ranked hits, best first; ties broken by chunk id.
+    /// Ranked hits, best first; ties broken by chunk id (exact within the lanes' candidate pools).
     pub hits: Vec<Hit>,
     /// The most recent chunks in scope, newest first (for the assembler's recency layer).
     pub recent: Vec<Hit>,
@@ -137,6 +137,9 @@ pub struct RecallResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
+
+/// Every chunk, newest first, shared per index generation.
+type ByDate = Arc<Vec<(Millis, DocAddress)>>;
 
 /// A query term: its analysed form and the query word it came from.
 #[derive(Debug, Clone)]
@@ -152,7 +155,7 @@ pub struct Recaller {
     index: RecallIndex,
     reader: IndexReader,
     settings: RecallSettings,
-    recent_cache: Mutex<Option<(u64, Arc<Vec<(Millis, DocAddress)>>)>>,
+    recent_cache: Mutex<Option<(u64, ByDate)>>,
 }
 
 impl std::fmt::Debug for Recaller {
@@ -205,7 +208,7 @@ impl<'a> SegmentScope<'a> {
         if self.reader.is_deleted(doc) {
             return false;
         }
-        for check in [&self.project, &self.public].into_iter().flatten() {
+        for check in [&self.project].into_iter().flatten() {
             match check {
                 (col, Some(ord)) => {
                     if col.first(doc) != Some(*ord) {
@@ -561,7 +564,8 @@ impl Recaller {
                 )),
             ));
             if self.settings.title_boost > 0.0 {
-                let title = TermQuery::new(Term::from_field_text(f.title, &t.term), IndexRecordOption::WithFreqs);
+                let title =
+                    TermQuery::new(Term::from_field_text(f.title, &t.term), IndexRecordOption::WithFreqs);
                 let boosted = BoostQuery::new(Box::new(title), self.settings.title_boost);
                 clauses.push((Occur::Should, Box::new(boosted)));
             }
@@ -693,7 +697,13 @@ impl Recaller {
 
     /// Chunks carrying the query tags, most tags first (ties: index order; recency re-ranks them in
     /// fusion). Pruned: once the pool is full, only chunks with more tags are looked at.
-    fn tag_lane(&self, searcher: &Searcher, tags: &[String], q: &RecallQuery, pool: usize) -> Result<Vec<Scored>> {
+    fn tag_lane(
+        &self,
+        searcher: &Searcher,
+        tags: &[String],
+        q: &RecallQuery,
+        pool: usize,
+    ) -> Result<Vec<Scored>> {
         let f = &self.index.fields;
         let clauses: Vec<(Occur, Box<dyn Query>)> = tags
             .iter()
@@ -765,7 +775,7 @@ impl Recaller {
     }
 
     /// Every chunk, newest first; computed once per index generation.
-    fn by_date(&self, searcher: &Searcher) -> Result<Arc<Vec<(Millis, DocAddress)>>> {
+    fn by_date(&self, searcher: &Searcher) -> Result<ByDate> {
         let generation = searcher.generation().generation_id();
         let mut cache = self.recent_cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((g, list)) = cache.as_ref()

@@ -9,10 +9,8 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
-use tiktoken_rs::CoreBPE;
 
 /// Which BPE vocabulary counts tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -62,16 +60,11 @@ impl Tokenizer {
         self.encoding
     }
 
-    fn bpe(&self) -> &'static CoreBPE {
-        static O200K: OnceLock<CoreBPE> = OnceLock::new();
-        static CL100K: OnceLock<CoreBPE> = OnceLock::new();
+    fn bpe(&self) -> &'static bpe_openai::Tokenizer {
+        // Serialised at build time; the first use per process only deserialises it.
         match self.encoding {
-            Encoding::O200k => {
-                O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("embedded o200k vocabulary"))
-            }
-            Encoding::Cl100k => {
-                CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k vocabulary"))
-            }
+            Encoding::O200k => bpe_openai::o200k_base(),
+            Encoding::Cl100k => bpe_openai::cl100k_base(),
         }
     }
 
@@ -80,7 +73,7 @@ impl Tokenizer {
         if text.is_empty() {
             return 0;
         }
-        self.bpe().encode_ordinary(text).len()
+        self.bpe().count(text)
     }
 
     /// The longest prefix of `text` (cut at a char boundary, preferring whitespace) with at most `max` tokens.
