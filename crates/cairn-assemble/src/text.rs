@@ -123,8 +123,9 @@ fn ends_terminal(s: &str) -> bool {
 
 /// An extractive summary source: markdown headings, bullets, quotes, rules, code fences and
 /// emphasis markers tidied away, lines joined into running text (headings end with `:`, bullet
-/// items with `;`). Headings that only repeat `title` (or one of its ` > ` parts) are dropped. Falls
-/// back to the collapsed raw text when nothing else is left.
+/// items with `;` between items; an indented line continues the item above it). Headings that only
+/// repeat `title` (or one of its ` > ` parts) are dropped. Falls back to the collapsed raw text when
+/// nothing else is left.
 pub(crate) fn tidy(window: &str, title: &str) -> String {
     let title = title.trim();
     let restates = |h: &str| {
@@ -134,6 +135,19 @@ pub(crate) fn tidy(window: &str, title: &str) -> String {
     };
     let mut out = String::with_capacity(window.len());
     let mut fence = false;
+    // The kind of the segment written last, whose terminator is added only once we know it ended.
+    let mut open: Option<LineKind> = None;
+    let close = |out: &mut String, kind: Option<LineKind>| {
+        if let Some(kind) = kind
+            && !ends_terminal(out)
+        {
+            match kind {
+                LineKind::Heading => out.push(':'),
+                LineKind::Bullet => out.push(';'),
+                LineKind::Plain => {}
+            }
+        }
+    };
     for raw in window.lines() {
         let line = raw.trim();
         if line.starts_with("```") || line.starts_with("~~~") {
@@ -143,9 +157,15 @@ pub(crate) fn tidy(window: &str, title: &str) -> String {
         if fence || line.is_empty() || is_rule(line) {
             continue;
         }
-        let (body, kind) = strip_marker(line);
+        let (body, mut kind) = strip_marker(line);
         if kind == LineKind::Heading && restates(body) {
             continue;
+        }
+        let continues = kind == LineKind::Plain && open == Some(LineKind::Bullet) && raw.starts_with([' ', '\t']);
+        if continues {
+            kind = LineKind::Bullet;
+        } else {
+            close(&mut out, open.take());
         }
         let before = out.len();
         if before > 0 {
@@ -174,16 +194,16 @@ pub(crate) fn tidy(window: &str, title: &str) -> String {
         }
         if !started {
             out.truncate(before);
+            if continues {
+                open = Some(LineKind::Bullet);
+            }
             continue;
         }
-        let added = &out[before..];
-        if !ends_terminal(added) {
-            match kind {
-                LineKind::Heading => out.push(':'),
-                LineKind::Bullet => out.push(';'),
-                LineKind::Plain => {}
-            }
-        }
+        open = Some(kind);
+    }
+    // The last heading still gets its `:`; a trailing item needs no separator.
+    if open == Some(LineKind::Heading) {
+        close(&mut out, open);
     }
     if out.trim().is_empty() {
         return one_line(window, usize::MAX);
@@ -427,11 +447,12 @@ mod tests {
         let check = |input: &str, want: &str| assert_eq!(tidy(input, "Doc > Part"), want, "{input:?}");
         check("# Doc\n## part\nBody.", "Body.");
         check("# Status\nCurrent equity is **high**.", "Status: Current equity is high.");
-        check("- one\n- two.\n1. three", "one; two. three;");
+        check("- one\n- two.\n1. three", "one; two. three");
+        check("- first item\n  wrapped on\n- second", "first item wrapped on; second");
         check("> quoted\n---\n```\ncode()\n```\ntail", "quoted tail");
         check("plain line\nwrapped here", "plain line wrapped here");
         check("```\nonly code\n```", "``` only code ```");
-        check("- [x] done item", "done item;");
+        check("- [x] done item", "done item");
         check("#hashtag text", "#hashtag text");
     }
 

@@ -4,10 +4,18 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `println!` that returns the write error (a closed pipe ends the command quietly) instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
 mod commands;
 mod settings;
 
-use commands::{ingest, recall, route};
+use commands::{context, ingest, recall, route};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -32,6 +40,10 @@ enum Command {
     Watch,
     /// Store path, schema, counts per kind and project, last harvest.
     Status(ingest::StatusArgs),
+    /// The context block for a query, under a token budget, with a trace receipt.
+    Context(context::ContextArgs),
+    /// Rebuild the full-text index from the store.
+    Reindex(context::ReindexArgs),
     /// Ranked hits for a query, with score parts, reasons and provenance.
     Recall(recall::RecallArgs),
     /// Dry-run intent detection for a prompt: scores, winner, trace.
@@ -80,6 +92,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Capture(args) => ingest::capture(args, &settings),
         Command::Watch => ingest::watch(&settings),
         Command::Status(args) => ingest::status(args, &settings),
+        Command::Context(args) => context::context(args, &settings),
+        Command::Reindex(args) => context::reindex(args, &settings),
         Command::Recall(args) => recall::recall(args, &settings),
         Command::IntentTest(args) => route::intent_test(args, &settings),
         Command::Rules { command } => route::rules(command, &settings),

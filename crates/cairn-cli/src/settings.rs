@@ -149,6 +149,12 @@ pub(crate) struct Settings {
     /// Watch mode.
     #[serde(default)]
     pub watch: WatchSettings,
+    /// Recall lanes and fusion.
+    #[serde(default)]
+    pub recall: cairn_recall::RecallSettings,
+    /// Context assembly defaults.
+    #[serde(default)]
+    pub context: crate::commands::context::ContextSettings,
     /// Routing.
     pub route: RouteSettings,
 }
@@ -164,6 +170,8 @@ impl Default for Settings {
             harvest: HarvestSettings::default(),
             capture: CaptureSettings::default(),
             watch: WatchSettings::default(),
+            recall: cairn_recall::RecallSettings::default(),
+            context: crate::commands::context::ContextSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
         }
     }

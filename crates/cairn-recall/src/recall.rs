@@ -208,7 +208,7 @@ impl<'a> SegmentScope<'a> {
         if self.reader.is_deleted(doc) {
             return false;
         }
-        for check in [&self.project].into_iter().flatten() {
+        for check in [&self.project, &self.public].into_iter().flatten() {
             match check {
                 (col, Some(ord)) => {
                     if col.first(doc) != Some(*ord) {

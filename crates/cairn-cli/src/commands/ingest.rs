@@ -136,6 +136,7 @@ pub(crate) fn run_harvest(
             o.remove("problems");
         }
         store.finish_harvest(run, now_ms(), &summary)?;
+        crate::commands::context::sync(settings, store)?;
     }
     Ok(report)
 }
@@ -178,7 +179,7 @@ pub(crate) fn harvest(args: HarvestArgs, settings: &Settings) -> anyhow::Result<
         eprintln!("warning: {p}");
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_report(&report, args.verbose, &settings.workspace)?;
     }
@@ -197,7 +198,10 @@ pub(crate) fn capture(args: CaptureArgs, settings: &Settings) -> anyhow::Result<
     }
     let mut store = open_store(settings)?;
     let outcome = cairn_ingest::capture(&mut store, &settings.capture.options(), &input, now_ms())?;
-    println!("{}", serde_json::to_string(&outcome)?);
+    if matches!(outcome, CaptureOutcome::Stored { .. }) {
+        crate::commands::context::sync(settings, &store)?;
+    }
+    outln!("{}", serde_json::to_string(&outcome)?);
     if let CaptureOutcome::Skipped { reason } = &outcome {
         eprintln!("skipped: {reason}");
     }
@@ -232,7 +236,8 @@ pub(crate) fn watch(settings: &Settings) -> anyhow::Result<ExitCode> {
                         eprintln!("warning: {p}");
                     }
                     if r.new + r.updated + r.deleted + r.failed > 0 {
-                        println!(
+                        let _ = writeln!(
+                            std::io::stdout().lock(),
                             "re-indexed: {} new, {} updated, {} deleted, {} failed in {} ms",
                             r.new,
                             r.updated,
@@ -263,7 +268,7 @@ pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<Ex
     if args.json {
         let mut v = serde_json::to_value(&st)?;
         v["store_path"] = serde_json::Value::String(path.display().to_string());
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = std::io::stdout().lock();

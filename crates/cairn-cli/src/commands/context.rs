@@ -1,0 +1,213 @@
+//! `cairn context`: recall then assembly under a token budget; `cairn reindex`; index plumbing shared by
+//! the read and write commands.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use cairn_assemble::{Format, Level};
+use cairn_core::Scope;
+use cairn_engine::{ContextRequest, SyncReport};
+use cairn_recall::{RecallIndex, Recaller};
+use cairn_store::SqliteStore;
+use cairn_tokens::Encoding;
+use clap::Args;
+
+use crate::commands::ingest::{now_ms, open_store};
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+pub(crate) struct ContextArgs {
+    /// The query (usually the user's prompt)
+    pub query: String,
+    /// Token budget of the block (default: `context.budget`)
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Output format: markdown, xml or json (default: `context.format`)
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Richest level shown: L0 abstracts, L1 summaries, L2 raw snippets (default: `context.max_level`)
+    #[arg(long)]
+    pub level: Option<Level>,
+    /// Only this project
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Public items only (what a shared audience may see)
+    #[arg(long)]
+    pub public_only: bool,
+    /// Print only the statistics and the receipt, not the block
+    #[arg(long)]
+    pub stats_only: bool,
+    /// Write the trace receipt (JSON) to this file
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Keep lane timings in the receipt (output is then no longer byte-identical across runs)
+    #[arg(long)]
+    pub timings: bool,
+    /// Include titles in the receipt (receipts hold no text by default)
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Fixed "now" for recency, as RFC 3339 or milliseconds (default: the clock)
+    #[arg(long)]
+    pub now: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReindexArgs {
+    /// Machine-readable output
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub(crate) fn index_dir(settings: &Settings) -> PathBuf {
+    settings.data_dir.join("index")
+}
+
+/// Bring the index up to the store, rebuilding it when it is missing, damaged or from another store.
+pub(crate) fn sync(settings: &Settings, store: &SqliteStore) -> anyhow::Result<SyncReport> {
+    let dir = index_dir(settings);
+    let index = match RecallIndex::open_or_create(&dir) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("warning: rebuilding the index `{}`: {e}", dir.display());
+            RecallIndex::recreate(&dir).with_context(|| format!("recreating the index `{}`", dir.display()))?
+        }
+    };
+    match cairn_engine::sync_index(store, &index) {
+        Ok(r) => Ok(r),
+        Err(cairn_engine::Error::Index(e)) if e.kind() == cairn_recall::ErrorKind::Unavailable => {
+            // Another process (a watcher, a daemon) holds the writer; it will catch up.
+            eprintln!("warning: index is busy, left for its writer to sync: {e}");
+            Ok(SyncReport::default())
+        }
+        Err(e) => Err(e).context("syncing the index with the store"),
+    }
+}
+
+/// Open the recall side for reading, syncing it first if the store moved on.
+pub(crate) fn open_recaller(settings: &Settings) -> anyhow::Result<Recaller> {
+    let store_path = settings.store_path();
+    if !store_path.exists() {
+        anyhow::bail!(
+            "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
+            store_path.display()
+        );
+    }
+    let dir = index_dir(settings);
+    let stale = match RecallIndex::open(&dir) {
+        Ok(index) => {
+            let store = SqliteStore::open_read_only(&store_path)?;
+            use cairn_store::Store;
+            index.synced_seq().ok().flatten() != Some(store.last_seq()?)
+        }
+        Err(_) => true,
+    };
+    if stale {
+        let store = open_store(settings)?;
+        sync(settings, &store)?;
+    }
+    let index = RecallIndex::open(&dir).with_context(|| format!("opening the index `{}`", dir.display()))?;
+    Ok(Recaller::new(&index, settings.recall.clone())?)
+}
+
+fn parse_now(s: &str) -> anyhow::Result<i64> {
+    if let Ok(ms) = s.parse::<i64>() {
+        return Ok(ms);
+    }
+    cairn_ingest::harvest::parse_date(s).ok_or_else(|| anyhow::anyhow!("`--now {s}` is not RFC 3339 or milliseconds"))
+}
+
+pub(crate) fn context(args: ContextArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let c = &settings.context;
+    let scope = Scope { project: args.project.clone(), allow_private: !args.public_only };
+    let now = args.now.as_deref().map(parse_now).transpose()?.unwrap_or_else(now_ms);
+    let mut req = ContextRequest::new(args.query, scope, args.budget.unwrap_or(c.budget), now);
+    req.candidates = c.candidates;
+    req.recent = c.recent;
+    req.timings = args.timings;
+    req.options.format = args.format.unwrap_or(c.format);
+    req.options.max_level = args.level.unwrap_or(c.max_level);
+    req.options.recency_share = c.recency_share;
+    req.options.snippet_cap = c.snippet_cap;
+    req.options.encoding = c.encoding;
+    req.options.redact = !args.no_redact;
+    // Fail-open: when the index cannot be opened the block is empty and the receipt says why.
+    let recaller = open_recaller(settings);
+    let err_msg = recaller.as_ref().err().map(|e| format!("{e:#}"));
+    let assembly = match &recaller {
+        Ok(r) => cairn_engine::context(Ok(r), &req),
+        Err(_) => cairn_engine::context(Err(&err_msg.as_deref().unwrap_or_default()), &req),
+    };
+    if let Some(msg) = &err_msg {
+        eprintln!("warning: recall failed, context is empty: {msg}");
+    }
+    if let Some(path) = &args.trace {
+        std::fs::write(path, serde_json::to_string_pretty(&assembly.receipt)?)
+            .with_context(|| format!("writing the trace `{}`", path.display()))?;
+    }
+    if args.stats_only {
+        let stats = serde_json::json!({
+            "tokens": assembly.tokens,
+            "budget": req.budget,
+            "items": assembly.items,
+            "tags": assembly.tags,
+            "empty": assembly.empty,
+            "receipt": assembly.receipt,
+        });
+        outln!("{}", serde_json::to_string_pretty(&stats)?);
+    } else {
+        outln!("{}", assembly.output());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn reindex(args: ReindexArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let store = open_store(settings)?;
+    let dir = index_dir(settings);
+    let index = RecallIndex::recreate(&dir).with_context(|| format!("recreating the index `{}`", dir.display()))?;
+    let report = cairn_engine::rebuild_index(&store, &index)?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        outln!("reindexed {} items into `{}` (store seq {})", report.upserted, dir.display(), report.seq);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `[context]` defaults of `cairn context` and the turn pipeline.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct ContextSettings {
+    /// Token budget of the block.
+    pub budget: usize,
+    /// Topic candidates recalled before assembly.
+    pub candidates: usize,
+    /// Recent items recalled for the recency layer.
+    pub recent: usize,
+    /// Share of the budget for the recency layer (the rest is the topic layer).
+    pub recency_share: f32,
+    /// Richest level shown.
+    pub max_level: Level,
+    /// Token cap of one L2 snippet.
+    pub snippet_cap: usize,
+    /// Tokenizer that counts the budget.
+    pub encoding: Encoding,
+    /// Default output format.
+    pub format: Format,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        let o = cairn_assemble::AssembleOptions::default();
+        Self {
+            budget: 2000,
+            candidates: 30,
+            recent: 10,
+            recency_share: o.recency_share,
+            max_level: o.max_level,
+            snippet_cap: o.snippet_cap,
+            encoding: o.encoding,
+            format: o.format,
+        }
+    }
+}
