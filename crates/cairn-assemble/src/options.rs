@@ -119,7 +119,7 @@ pub struct AssembleOptions {
     pub l1_cap: usize,
     /// Token cap of an L2 snippet (default 400).
     pub snippet_cap: usize,
-    /// The BPE that counts the budget (default o200k).
+    /// The BPE that counts the budget (default cl100k, see `cairn_tokens::Encoding`).
     pub encoding: Encoding,
     /// Keep titles out of the receipt (default `true`). Text and the query are never in it.
     pub redact: bool,
@@ -147,7 +147,7 @@ impl Default for AssembleOptions {
             l0_cap: 40,
             l1_cap: 120,
             snippet_cap: 400,
-            encoding: Encoding::O200k,
+            encoding: Encoding::default(),
             redact: true,
             min_score: None,
             scope: None,

@@ -148,7 +148,9 @@ pub fn strip_injected(text: &str, tags: &[String]) -> String {
     if tags.is_empty() || !text.contains('<') {
         return text.trim().to_owned();
     }
-    static CACHE: OnceLock<std::sync::Mutex<Option<(Vec<String>, Regex)>>> = OnceLock::new();
+    /// The regex for the last tag list used (capture runs with one configured list).
+    type Cached = std::sync::Mutex<Option<(Vec<String>, Regex)>>;
+    static CACHE: OnceLock<Cached> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let re = {
         let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());

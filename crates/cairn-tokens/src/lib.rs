@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use cairn_tokens::{Encoding, Tokenizer};
-//! let t = Tokenizer::new(Encoding::O200k);
+//! let t = Tokenizer::new(Encoding::Cl100k);
 //! assert_eq!(t.count("hello world"), 2);
 //! ```
 #![warn(missing_docs)]
@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
-    /// `o200k_base` (GPT-4o family).
-    #[default]
+    /// `o200k_base` (GPT-4o family). Its tables take about 45 ms more to load per process than cl100k's.
     O200k,
-    /// `cl100k_base` (GPT-4 / GPT-3.5 family).
+    /// `cl100k_base` (GPT-4 / GPT-3.5 family): the default, for a fast cold start.
+    #[default]
     Cl100k,
 }
 
