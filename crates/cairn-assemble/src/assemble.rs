@@ -228,19 +228,22 @@ impl<'a> Assembler<'a> {
     fn dedupe(&mut self) {
         let mut ids: HashMap<&str, usize> = HashMap::new();
         let mut hashes: HashMap<&str, usize> = HashMap::new();
-        let mut texts: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut texts: HashMap<u128, usize> = HashMap::new();
         for i in 0..self.cands.len() {
             if !matches!(self.cands[i].state, State::Pending) {
                 continue;
             }
             let hit = self.cands[i].hit;
-            let key = text::near_key(&hit.text);
+            let mut key = None;
             let first = ids
                 .get(hit.chunk_id.as_str())
                 .or_else(|| {
                     (!hit.content_hash.is_empty()).then(|| hashes.get(hit.content_hash.as_str())).flatten()
                 })
-                .or_else(|| key.as_ref().and_then(|k| texts.get(k)))
+                .or_else(|| {
+                    key = text::near_key(&hit.text);
+                    key.as_ref().and_then(|k| texts.get(k))
+                })
                 .copied();
             if let Some(first) = first {
                 self.cands[i].state = State::Excluded(ExcludeReason::Duplicate, Some(first));

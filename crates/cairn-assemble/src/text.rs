@@ -267,7 +267,7 @@ pub(crate) fn back_off(prefix: &str, cut: Cut) -> &str {
 }
 
 /// How much of a text the near-duplicate key reads; longer texts add their length to the key.
-const NEAR_KEY_BYTES: usize = 16 * 1024;
+const NEAR_KEY_BYTES: usize = 4 * 1024;
 
 /// ASCII alphanumerics lowercased; everything else 0.
 const ASCII_KEY: [u8; 128] = {
@@ -283,16 +283,46 @@ const ASCII_KEY: [u8; 128] = {
     t
 };
 
-/// A key equal for texts that differ only in case, punctuation, markup or spacing: the
-/// normalised text itself (alphanumerics lowercased, one space between runs).
-pub(crate) fn near_key(text: &str) -> Option<Vec<u8>> {
+/// Two independent 64-bit FNV-1a streams: a 128-bit key without storing the normalised text.
+struct KeyHasher {
+    a: u64,
+    b: u64,
+    empty: bool,
+}
+
+impl KeyHasher {
+    fn new() -> Self {
+        Self { a: 0xcbf2_9ce4_8422_2325, b: 0x6c62_272e_07bb_0142, empty: true }
+    }
+
+    #[inline]
+    fn push(&mut self, byte: u8) {
+        self.a = (self.a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        self.b = (self.b ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+        self.empty = false;
+    }
+
+    fn extend(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.push(b);
+        }
+    }
+
+    fn finish(&self) -> u128 {
+        (u128::from(self.a) << 64) | u128::from(self.b)
+    }
+}
+
+/// A key equal for texts that differ only in case, punctuation, markup or spacing: a 128-bit hash
+/// of the normalised text (alphanumerics lowercased, one space between runs).
+pub(crate) fn near_key(text: &str) -> Option<u128> {
     let mut end = text.len().min(NEAR_KEY_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
     let head = &text[..end];
     let bytes = head.as_bytes();
-    let mut key = Vec::with_capacity(bytes.len());
+    let mut key = KeyHasher::new();
     let mut gap = false;
     let mut i = 0;
     while i < bytes.len() {
@@ -304,7 +334,7 @@ pub(crate) fn near_key(text: &str) -> Option<Vec<u8>> {
                 gap = true;
                 continue;
             }
-            if gap && !key.is_empty() {
+            if gap && !key.empty {
                 key.push(b' ');
             }
             gap = false;
@@ -314,32 +344,32 @@ pub(crate) fn near_key(text: &str) -> Option<Vec<u8>> {
         let c = head[i..].chars().next().expect("i is a char boundary");
         i += c.len_utf8();
         if c.is_alphanumeric() {
-            if gap && !key.is_empty() {
+            if gap && !key.empty {
                 key.push(b' ');
             }
             gap = false;
             let mut tmp = [0u8; 4];
             for l in c.to_lowercase() {
-                key.extend_from_slice(l.encode_utf8(&mut tmp).as_bytes());
+                key.extend(l.encode_utf8(&mut tmp).as_bytes());
             }
         } else {
             gap = true;
         }
     }
-    if key.is_empty() {
+    if key.empty {
         // Nothing alphanumeric (emoji, symbols): only exact equality counts.
         let trimmed = head.trim();
         if trimmed.is_empty() {
             return None;
         }
         key.push(0);
-        key.extend_from_slice(trimmed.as_bytes());
+        key.extend(trimmed.as_bytes());
     }
     if end < text.len() {
         key.push(0);
-        key.extend_from_slice(text.len().to_string().as_bytes());
+        key.extend(text.len().to_string().as_bytes());
     }
-    Some(key)
+    Some(key.finish())
 }
 
 /// For markdown: stop text from opening or closing Cairn's own wrapper tag, so the capture side's

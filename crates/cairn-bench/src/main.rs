@@ -34,6 +34,27 @@ enum Cmd {
         #[arg(long, default_value_t = 5)]
         runs: usize,
     },
+    /// Recall + assembly latency: warm in this process and cold as fresh `cairn context` processes.
+    Context {
+        /// Workspace to harvest into the store (skipped when `--data` already holds a store)
+        #[arg(long)]
+        workspace: PathBuf,
+        /// Queries, one JSON object per line with a `query` field (the peers' `queries.jsonl`)
+        #[arg(long)]
+        queries: PathBuf,
+        /// Data dir to keep the store and index in (reused across runs)
+        #[arg(long)]
+        data: PathBuf,
+        /// Token budget
+        #[arg(long, default_value_t = 2000)]
+        budget: usize,
+        /// Number of cold processes
+        #[arg(long, default_value_t = 50)]
+        cold: usize,
+        /// The `cairn` binary for cold runs (default: next to this one)
+        #[arg(long)]
+        cairn: Option<PathBuf>,
+    },
     /// (internal) one harvest in this process, printing a JSON sample.
     #[command(hide = true)]
     HarvestOnce {
@@ -48,7 +69,10 @@ enum Cmd {
 struct Sample {
     files: usize,
     bytes: u64,
+    /// The store part (crawl, parse, write).
     seconds: f64,
+    /// Syncing the full-text index afterwards (what `cairn harvest` also does).
+    index_seconds: f64,
     peak_rss_mb: f64,
 }
 
@@ -68,8 +92,12 @@ fn harvest_once(workspace: &Path, data: &Path) -> anyhow::Result<Sample> {
     let report = cairn_ingest::harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress)?;
     let seconds = start.elapsed().as_secs_f64();
     anyhow::ensure!(report.failed == 0, "{} files failed: {:?}", report.failed, report.problems.first());
+    let start = Instant::now();
+    let index = cairn_recall::RecallIndex::open_or_create(&data.join("index"))?;
+    cairn_engine::sync_index(&store, &index)?;
+    let index_seconds = start.elapsed().as_secs_f64();
     let bytes = walk_bytes(workspace);
-    Ok(Sample { files: report.scanned, bytes, seconds, peak_rss_mb: peak_rss_mb() })
+    Ok(Sample { files: report.scanned, bytes, seconds, index_seconds, peak_rss_mb: peak_rss_mb() })
 }
 
 fn walk_bytes(dir: &Path) -> u64 {
@@ -104,13 +132,118 @@ fn median(mut v: Vec<f64>) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn load_queries(path: &Path) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        let q = v.get("query").or_else(|| v.get("question")).and_then(|q| q.as_str());
+        out.extend(q.map(str::to_owned));
+    }
+    Ok(out)
+}
+
+fn context_bench(
+    workspace: &Path,
+    queries: &Path,
+    data: &Path,
+    budget: usize,
+    cold: usize,
+    cairn: Option<PathBuf>,
+) -> anyhow::Result<serde_json::Value> {
+    use cairn_core::Scope;
+    use cairn_engine::ContextRequest;
+    use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller};
+    use cairn_store::Store;
+
+    let queries = load_queries(queries)?;
+    let mut store = SqliteStore::open(&data.join("cairn.sqlite"))?;
+    if store.last_seq()? == 0 {
+        let req = HarvestRequest { root: workspace.to_owned(), ..Default::default() };
+        let started = Instant::now();
+        let r = cairn_ingest::harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress)?;
+        eprintln!("harvested {} files in {:.1} s", r.scanned, started.elapsed().as_secs_f64());
+    }
+    let index = RecallIndex::open_or_create(&data.join("index"))?;
+    let started = Instant::now();
+    let sync = cairn_engine::sync_index(&store, &index)?;
+    eprintln!("index sync: {sync:?} in {:.1} s", started.elapsed().as_secs_f64());
+    let items = store.status()?.items;
+    drop(store);
+    let recaller = Recaller::new(&index, RecallSettings::default())?;
+    let now = 1_800_000_000_000;
+    // Warm-up pass, then the measured pass.
+    for q in queries.iter().take(50) {
+        let _ = cairn_engine::context(Ok(&recaller), &ContextRequest::new(q.clone(), Scope::owner(None), budget, now));
+    }
+    let (mut total, mut recall_only) = (Vec::new(), Vec::new());
+    let mut tokens = Vec::new();
+    for q in &queries {
+        let t = Instant::now();
+        let mut rq = RecallQuery::new(q.clone(), Scope::owner(None), 30, now);
+        rq.recent_k = 10;
+        let _ = recaller.recall(&rq);
+        recall_only.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        let a = cairn_engine::context(Ok(&recaller), &ContextRequest::new(q.clone(), Scope::owner(None), budget, now));
+        total.push(t.elapsed().as_secs_f64() * 1e3);
+        tokens.push(a.tokens as f64);
+    }
+    total.sort_by(f64::total_cmp);
+    recall_only.sort_by(f64::total_cmp);
+    let warm_rss = peak_rss_mb();
+
+    let cairn = match cairn {
+        Some(c) => c,
+        None => std::env::current_exe()?.with_file_name("cairn"),
+    };
+    let mut cold_ms = Vec::new();
+    for q in queries.iter().take(cold) {
+        let t = Instant::now();
+        let out = Command::new(&cairn)
+            .arg("--data-dir")
+            .arg(data)
+            .args(["context", q, "--budget", &budget.to_string()])
+            .output()
+            .with_context(|| format!("running {}", cairn.display()))?;
+        cold_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        anyhow::ensure!(out.status.success(), "cairn context failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    cold_ms.sort_by(f64::total_cmp);
+    Ok(serde_json::json!({
+        "bench": "context",
+        "items": items,
+        "chunks": recaller.num_chunks(),
+        "queries": queries.len(),
+        "budget": budget,
+        "warm_context_ms": {"p50": percentile(&total, 0.5), "p99": percentile(&total, 0.99)},
+        "warm_recall_only_ms": {"p50": percentile(&recall_only, 0.5), "p99": percentile(&recall_only, 0.99)},
+        "mean_block_tokens": tokens.iter().sum::<f64>() / tokens.len().max(1) as f64,
+        "warm_peak_rss_mb": warm_rss,
+        "cold_process_ms": {"runs": cold_ms.len(), "p50": percentile(&cold_ms, 0.5), "p99": percentile(&cold_ms, 0.99)},
+    }))
+}
+
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
+        Cmd::Context { workspace, queries, data, budget, cold, cairn } => {
+            let v = context_bench(&workspace, &queries, &data, budget, cold, cairn)?;
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
         Cmd::HarvestOnce { workspace, data } => {
             println!("{}", serde_json::to_string(&harvest_once(&workspace, &data)?)?);
         }
         Cmd::Harvest { workspace, runs } => {
             let (mut first, mut again, mut rss_first, mut rss_again) = (vec![], vec![], vec![], vec![]);
+            let (mut first_total, mut again_total) = (vec![], vec![]);
             let mut files = 0;
             let mut bytes = 0;
             for run in 0..runs {
@@ -118,13 +251,11 @@ fn main() -> anyhow::Result<()> {
                 let a = child(&workspace, dir.path())?;
                 let b = child(&workspace, dir.path())?;
                 eprintln!(
-                    "run {run}: first {:.3} s ({:.0} files/s, {:.0} MB peak), re-harvest {:.3} s ({:.0} MB peak)",
-                    a.seconds,
-                    a.files as f64 / a.seconds,
-                    a.peak_rss_mb,
-                    b.seconds,
-                    b.peak_rss_mb
+                    "run {run}: first {:.3} s + index {:.3} s ({:.0} MB peak), re-harvest {:.3} s + index {:.3} s ({:.0} MB peak)",
+                    a.seconds, a.index_seconds, a.peak_rss_mb, b.seconds, b.index_seconds, b.peak_rss_mb
                 );
+                first_total.push(a.seconds + a.index_seconds);
+                again_total.push(b.seconds + b.index_seconds);
                 files = a.files;
                 bytes = a.bytes;
                 first.push(a.seconds);
@@ -140,7 +271,10 @@ fn main() -> anyhow::Result<()> {
                 "runs": runs,
                 "first_harvest_s_median": first_s,
                 "first_harvest_files_per_s": files as f64 / first_s,
+                "first_harvest_with_index_s_median": median(first_total.clone()),
+                "first_harvest_with_index_files_per_s": files as f64 / median(first_total),
                 "reharvest_s_median": median(again),
+                "reharvest_with_index_s_median": median(again_total),
                 "first_harvest_peak_rss_mb_median": median(rss_first),
                 "reharvest_peak_rss_mb_median": median(rss_again),
             });

@@ -123,7 +123,9 @@ pub fn sync_index(store: &dyn Store, index: &RecallIndex) -> Result<SyncReport> 
 pub fn rebuild_index(store: &dyn Store, index: &RecallIndex) -> Result<SyncReport> {
     // The sequence is read first: writes that land during the rebuild are picked up by the next sync.
     let last = store.last_seq()?;
-    let mut writer = index.writer()?;
+    // A rebuild indexes everything at once: use every core and a larger indexing heap.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let mut writer = index.writer_with(threads, 128 * 1024 * 1024 * threads)?;
     writer.clear()?;
     let mut report = SyncReport { rebuilt: true, seq: last, ..Default::default() };
     let mut index_err: Option<cairn_recall::Error> = None;
@@ -214,5 +216,10 @@ pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &Contex
             }];
         }
     }
-    cairn_assemble::assemble(&areq)
+    // Token counts of rendered pieces are memoised across calls: a warm process serving many turns
+    // recounts nothing it has seen (same output either way).
+    static COUNTS: std::sync::OnceLock<std::sync::Mutex<cairn_assemble::CountCache>> = std::sync::OnceLock::new();
+    let cache = COUNTS.get_or_init(|| std::sync::Mutex::new(cairn_assemble::CountCache::default()));
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cairn_assemble::assemble_with(&areq, &mut cache)
 }

@@ -155,13 +155,40 @@ fn emit_word(
         return;
     }
     if trimmed.bytes().any(|b| b.is_ascii_lowercase()) {
-        let stemmed = stemmer().stem(trimmed);
-        if !stemmed.is_empty() {
+        // Word frequencies are Zipfian: a small per-thread memo skips most Snowball runs (same output).
+        let emitted = STEMS.with(|cell| {
+            let mut memo = cell.borrow_mut();
+            if let Some(stem) = memo.get(trimmed) {
+                if stem.is_empty() {
+                    return false;
+                }
+                emit(stem, from, to);
+                return true;
+            }
+            let stemmed = stemmer().stem(trimmed);
+            if memo.len() >= STEM_MEMO_CAP {
+                memo.clear();
+            }
+            memo.insert(trimmed.into(), stemmed.as_ref().into());
+            if stemmed.is_empty() {
+                return false;
+            }
             emit(&stemmed, from, to);
+            true
+        });
+        if emitted {
             return;
         }
     }
     emit(trimmed, from, to);
+}
+
+/// Entries kept in the per-thread stem memo before it is cleared.
+const STEM_MEMO_CAP: usize = 65_536;
+
+thread_local! {
+    static STEMS: std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 fn emit_cjk(text: &str, from: usize, to: usize, emit: &mut impl FnMut(&str, usize, usize)) {
