@@ -1,11 +1,11 @@
-//! `cairn recall` and `cairn eval retrieval` end to end, on an index and a corpus made here.
+//! `cairn recall` and `cairn eval retrieval` end to end, on a store and a corpus made here.
 
 use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::prelude::*;
 use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance};
-use cairn_recall::RecallIndex;
+use cairn_store::{SqliteStore, Store, Write};
 use serde_json::Value;
 
 const NOW: i64 = 1_700_000_000_000;
@@ -17,7 +17,7 @@ fn cairn(dir: &Path) -> Command {
 }
 
 fn add(
-    w: &mut cairn_recall::ChunkWriter,
+    w: &mut Vec<Write>,
     id: &str,
     project: &str,
     audience: Audience,
@@ -47,12 +47,13 @@ fn add(
         provenance: item.provenance.clone(),
         content_hash: item.content_hash.clone(),
     };
-    w.upsert(&item, &[chunk]).unwrap();
+    w.push(Write::upsert(item, vec![chunk]));
 }
 
 fn index_fixture(dir: &Path) {
-    let index = RecallIndex::open_or_create(&dir.join("data/index")).unwrap();
-    let mut w = index.writer().unwrap();
+    // The store is the source of truth; the CLI builds the index from it on first use.
+    let mut store = SqliteStore::open(&dir.join("data/cairn.sqlite")).unwrap();
+    let mut w = Vec::new();
     add(
         &mut w,
         "grib",
@@ -70,8 +71,7 @@ fn index_fixture(dir: &Path) {
         &["weather"],
     );
     add(&mut w, "tokyo", "travel", Audience::Public, "東京でラーメンを食べました。", &[]);
-    w.commit(3).unwrap();
-    w.finish().unwrap();
+    store.apply(&w, "test").unwrap();
 }
 
 fn recall_json(dir: &Path, args: &[&str]) -> Value {
@@ -114,12 +114,12 @@ fn recall_json_has_hits_parts_reasons_and_lanes() {
 }
 
 #[test]
-fn recall_text_output_and_missing_index_hint() {
+fn recall_text_output_and_missing_store_hint() {
     let dir = tempfile::tempdir().unwrap();
     let out = cairn(dir.path()).args(["recall", "anything"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot open the recall index") && err.contains("hint:"), "{err}");
+    assert!(err.contains("no store") && err.contains("hint: run `cairn harvest`"), "{err}");
 
     index_fixture(dir.path());
     let out = cairn(dir.path()).args(["recall", "GRIB crash", "-k", "1"]).output().unwrap();
@@ -130,18 +130,22 @@ fn recall_text_output_and_missing_index_hint() {
 }
 
 #[test]
-fn mismatched_index_says_rebuild() {
+fn a_mismatched_index_is_rebuilt_from_the_store() {
     let dir = tempfile::tempdir().unwrap();
     index_fixture(dir.path());
+    let out = cairn(dir.path()).args(["recall", "GRIB", "--json"]).output().unwrap();
+    assert!(out.status.success());
     std::fs::write(
         dir.path().join("data/index/cairn-recall.json"),
         r#"{"format":"cairn-recall","schema_version":999}"#,
     )
     .unwrap();
-    let out = cairn(dir.path()).args(["recall", "GRIB"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = cairn(dir.path()).args(["recall", "GRIB", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("rebuild"), "{err}");
+    assert!(err.contains("rebuilding the index"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hits"][0]["item_id"], "grib");
 }
 
 fn write_eval_corpus(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {

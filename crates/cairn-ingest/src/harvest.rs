@@ -260,13 +260,20 @@ struct Parsed {
     chunks: Vec<Chunk>,
     explicit_tags: Vec<String>,
     file: FileState,
-    body_words: String,
 }
 
 enum Read {
     Parsed(Box<Parsed>),
     Same(FileState),
     Problem(FileProblem),
+}
+
+/// Phase 1's verdict on a file: unchanged, unreadable, or changed (kept whole for small runs).
+enum Probe {
+    Same(FileState),
+    Problem(FileProblem),
+    Parsed(Box<Parsed>),
+    Changed { explicit_tags: Vec<String>, chunks: usize },
 }
 
 fn now_ms() -> Millis {
@@ -398,7 +405,6 @@ fn read_one(c: &Candidate, prev: Option<&FileState>, o: &HarvestOptions, m: &Mat
         })
         .collect();
     let metadata = fm.as_ref().map(|f| f.rest.clone()).unwrap_or_default();
-    let body_words = format!("{title}\n{body}");
     let item = Item {
         id: item_id,
         project,
@@ -413,7 +419,7 @@ fn read_one(c: &Candidate, prev: Option<&FileState>, o: &HarvestOptions, m: &Mat
         observed_at: now_ms(),
         metadata,
     };
-    Read::Parsed(Box::new(Parsed { item, chunks, explicit_tags, file, body_words }))
+    Read::Parsed(Box::new(Parsed { item, chunks, explicit_tags, file }))
 }
 
 /// Harvest memory files under `req.root` into `store`.
@@ -442,13 +448,21 @@ pub fn harvest(
         .collect::<Result<_>>()?;
     let known = store.file_states()?;
     let candidates = crawl(&root, &scopes, &matcher, opts);
+    // Phase 1: what changed, and the explicit tags of what changed (the run's tag vocabulary). Big runs
+    // keep only the tags here and parse again in phase 2, so memory stays bounded by one batch.
+    let keep_parsed = candidates.len() <= opts.batch_size.max(1);
     progress.start(candidates.len() as u64);
-    let reads: Vec<Read> = candidates
+    let probes: Vec<Probe> = candidates
         .par_iter()
         .map(|c| {
             let r = read_one(c, known.get(&c.rel), opts, &matcher, req.force);
             progress.inc(1);
-            r
+            match r {
+                Read::Same(f) => Probe::Same(f),
+                Read::Problem(p) => Probe::Problem(p),
+                Read::Parsed(p) if keep_parsed => Probe::Parsed(p),
+                Read::Parsed(p) => Probe::Changed { explicit_tags: p.explicit_tags, chunks: p.chunks.len() },
+            }
         })
         .collect();
     progress.finish();
@@ -456,41 +470,54 @@ pub fn harvest(
     let mut report = HarvestReport { scanned: candidates.len(), dry_run: req.dry_run, ..Default::default() };
     // The vocabulary is fixed before inference so the result does not depend on file order.
     let mut vocabulary: BTreeSet<String> = store.tag_vocabulary()?.into_iter().map(|(t, _)| t).collect();
-    for r in &reads {
-        if let Read::Parsed(p) = r {
-            vocabulary.extend(p.explicit_tags.iter().cloned());
+    for p in &probes {
+        match p {
+            Probe::Parsed(p) => vocabulary.extend(p.explicit_tags.iter().cloned()),
+            Probe::Changed { explicit_tags, .. } => vocabulary.extend(explicit_tags.iter().cloned()),
+            _ => {}
         }
     }
-    let matcher_tags = tags::TagMatcher::new(&vocabulary);
-    let mut writes: Vec<Write> = Vec::new();
+    let tag_matcher = tags::TagMatcher::new(&vocabulary);
+    let finish = |p: Parsed, report: &mut HarvestReport| -> Write {
+        let Parsed { mut item, chunks, explicit_tags, file } = p;
+        let mut all: BTreeSet<String> = explicit_tags.iter().cloned().collect();
+        all.extend(tag_matcher.find(&item.title));
+        all.extend(tag_matcher.find(&item.text));
+        item.tags = all.into_iter().collect();
+        report.chunks += chunks.len();
+        Write::Upsert { item, chunks, explicit_tags, file: Some(file) }
+    };
+
+    let mut other_writes: Vec<Write> = Vec::new();
+    let mut changed: Vec<&Candidate> = Vec::new();
+    let mut parsed: Vec<Box<Parsed>> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
-    for (c, r) in candidates.iter().zip(reads) {
+    for (c, p) in candidates.iter().zip(probes) {
         seen.insert(&c.rel);
-        match r {
-            Read::Same(f) => {
+        match p {
+            Probe::Same(f) => {
                 report.unchanged += 1;
                 if known.get(&c.rel) != Some(&f) {
-                    writes.push(Write::TouchFile(f));
+                    other_writes.push(Write::TouchFile(f));
                 }
             }
-            Read::Problem(p) => {
+            Probe::Problem(p) => {
                 report.failed += 1;
                 report.files.push(FileEntry { path: p.path.clone(), action: FileAction::Failed });
                 report.problems.push(p);
             }
-            Read::Parsed(p) => {
-                let Parsed { mut item, chunks, explicit_tags, file, body_words } = *p;
-                let mut all: BTreeSet<String> = explicit_tags.iter().cloned().collect();
-                all.extend(matcher_tags.find(&body_words));
-                item.tags = all.into_iter().collect();
+            Probe::Parsed(_) | Probe::Changed { .. } => {
                 let action = if known.contains_key(&c.rel) { FileAction::Updated } else { FileAction::New };
                 match action {
                     FileAction::New => report.new += 1,
                     _ => report.updated += 1,
                 }
-                report.chunks += chunks.len();
                 report.files.push(FileEntry { path: c.rel.clone(), action });
-                writes.push(Write::Upsert { item, chunks, explicit_tags, file: Some(file) });
+                match p {
+                    Probe::Parsed(p) => parsed.push(p),
+                    Probe::Changed { chunks, .. } if req.dry_run => report.chunks += chunks,
+                    _ => changed.push(c),
+                }
             }
         }
     }
@@ -498,13 +525,48 @@ pub fn harvest(
         if !seen.contains(path.as_str()) && in_scope(path, &scopes) {
             report.deleted += 1;
             report.files.push(FileEntry { path: path.clone(), action: FileAction::Deleted });
-            writes.push(Write::Delete { item_id: f.item_id.clone() });
+            other_writes.push(Write::Delete { item_id: f.item_id.clone() });
         }
     }
     report.files.sort();
-    if !req.dry_run {
-        for batch in writes.chunks(opts.batch_size.max(1)) {
-            store.apply(batch, "harvest")?;
+    if req.dry_run {
+        for p in parsed {
+            report.chunks += p.chunks.len();
+        }
+    } else {
+        // Phase 2: parse and write the changed files one batch at a time.
+        let batch = opts.batch_size.max(1);
+        let mut writes: Vec<Write> = parsed.into_iter().map(|p| finish(*p, &mut report)).collect();
+        if !changed.is_empty() {
+            progress.start(changed.len() as u64);
+        }
+        for group in changed.chunks(batch) {
+            let reads: Vec<Read> = group
+                .par_iter()
+                .map(|c| {
+                    let r = read_one(c, known.get(&c.rel), opts, &matcher, req.force);
+                    progress.inc(1);
+                    r
+                })
+                .collect();
+            for r in reads {
+                match r {
+                    Read::Parsed(p) => writes.push(finish(*p, &mut report)),
+                    // Changed again since phase 1: keep the file's state as it is now.
+                    Read::Same(f) => writes.push(Write::TouchFile(f)),
+                    Read::Problem(p) => {
+                        report.failed += 1;
+                        report.problems.push(p);
+                    }
+                }
+            }
+            store.apply(&writes, "harvest")?;
+            writes.clear();
+        }
+        progress.finish();
+        writes.append(&mut other_writes);
+        for group in writes.chunks(batch) {
+            store.apply(group, "harvest")?;
         }
     }
     report.seq = store.last_seq()?;

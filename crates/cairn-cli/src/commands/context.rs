@@ -84,8 +84,9 @@ pub(crate) fn sync(settings: &Settings, store: &SqliteStore) -> anyhow::Result<S
     }
 }
 
-/// Open the recall side for reading, syncing it first if the store moved on.
-pub(crate) fn open_recaller(settings: &Settings) -> anyhow::Result<Recaller> {
+/// Open the index for reading, syncing it first if the store moved on (or rebuilding it when it is
+/// missing or damaged).
+pub(crate) fn open_synced_index(settings: &Settings) -> anyhow::Result<RecallIndex> {
     let store_path = settings.store_path();
     if !store_path.exists() {
         anyhow::bail!(
@@ -106,7 +107,12 @@ pub(crate) fn open_recaller(settings: &Settings) -> anyhow::Result<Recaller> {
         let store = open_store(settings)?;
         sync(settings, &store)?;
     }
-    let index = RecallIndex::open(&dir).with_context(|| format!("opening the index `{}`", dir.display()))?;
+    RecallIndex::open(&dir).with_context(|| format!("opening the index `{}`", dir.display()))
+}
+
+/// Open the recall side for reading (see [`open_synced_index`]).
+pub(crate) fn open_recaller(settings: &Settings) -> anyhow::Result<Recaller> {
+    let index = open_synced_index(settings)?;
     Ok(Recaller::new(&index, settings.recall.clone())?)
 }
 

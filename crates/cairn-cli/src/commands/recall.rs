@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use cairn_core::Scope;
 use cairn_recall::eval::{EvalOptions, evaluate, load_corpus, load_queries};
-use cairn_recall::{ErrorKind, LaneWeights, RecallIndex, RecallQuery, RecallSettings, Recaller};
+use cairn_recall::{LaneWeights, RecallQuery, RecallSettings, Recaller};
 use clap::Args;
 use serde::Serialize;
 
@@ -70,20 +70,6 @@ fn now_millis() -> i64 {
 }
 
 /// Opens the index read-only, turning the errors a user can fix into hints.
-fn open_index(settings: &Settings) -> anyhow::Result<RecallIndex> {
-    let dir = settings.data_dir.join("index");
-    RecallIndex::open(&dir).map_err(|e| {
-        let hint = match e.kind() {
-            ErrorKind::NotFound => "\n\nhint: nothing is indexed yet; run `cairn ingest` first",
-            ErrorKind::NeedsRebuild => {
-                "\n\nhint: the index is derived from the store; delete it and run `cairn ingest` to rebuild"
-            }
-            _ => "",
-        };
-        anyhow::Error::new(e).context(format!("cannot open the recall index{hint}"))
-    })
-}
-
 #[derive(Serialize)]
 struct RecallOutput<'a> {
     query: &'a str,
@@ -93,8 +79,8 @@ struct RecallOutput<'a> {
 }
 
 pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let index = open_index(settings)?;
-    let mut recall_settings = RecallSettings::default();
+    let index = crate::commands::context::open_synced_index(settings)?;
+    let mut recall_settings = settings.recall.clone();
     if let Some(h) = args.half_life_days {
         anyhow::ensure!(h > 0.0, "`--half-life-days` must be positive");
         recall_settings.half_life_days = h;
