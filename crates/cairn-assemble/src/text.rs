@@ -161,7 +161,8 @@ pub(crate) fn tidy(window: &str, title: &str) -> String {
         if kind == LineKind::Heading && restates(body) {
             continue;
         }
-        let continues = kind == LineKind::Plain && open == Some(LineKind::Bullet) && raw.starts_with([' ', '\t']);
+        let continues =
+            kind == LineKind::Plain && open == Some(LineKind::Bullet) && raw.starts_with([' ', '\t']);
         if continues {
             kind = LineKind::Bullet;
         } else {

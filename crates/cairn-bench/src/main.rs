@@ -182,7 +182,10 @@ fn context_bench(
     let now = 1_800_000_000_000;
     // Warm-up pass, then the measured pass.
     for q in queries.iter().take(50) {
-        let _ = cairn_engine::context(Ok(&recaller), &ContextRequest::new(q.clone(), Scope::owner(None), budget, now));
+        let _ = cairn_engine::context(
+            Ok(&recaller),
+            &ContextRequest::new(q.clone(), Scope::owner(None), budget, now),
+        );
     }
     let (mut total, mut recall_only) = (Vec::new(), Vec::new());
     let mut tokens = Vec::new();
@@ -193,7 +196,10 @@ fn context_bench(
         let _ = recaller.recall(&rq);
         recall_only.push(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();
-        let a = cairn_engine::context(Ok(&recaller), &ContextRequest::new(q.clone(), Scope::owner(None), budget, now));
+        let a = cairn_engine::context(
+            Ok(&recaller),
+            &ContextRequest::new(q.clone(), Scope::owner(None), budget, now),
+        );
         total.push(t.elapsed().as_secs_f64() * 1e3);
         tokens.push(a.tokens as f64);
     }
@@ -215,7 +221,11 @@ fn context_bench(
             .output()
             .with_context(|| format!("running {}", cairn.display()))?;
         cold_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        anyhow::ensure!(out.status.success(), "cairn context failed: {}", String::from_utf8_lossy(&out.stderr));
+        anyhow::ensure!(
+            out.status.success(),
+            "cairn context failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     cold_ms.sort_by(f64::total_cmp);
     Ok(serde_json::json!({

@@ -92,18 +92,24 @@ fn json_output_fields_and_public_only_scope() {
     assert_eq!(v["source"], "cairn");
     assert_eq!(v["empty"], false);
     assert!(v["tokens"].as_u64().unwrap() <= 600);
-    let ids: Vec<&str> = v["items"].as_array().unwrap().iter().map(|i| i["item_id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> =
+        v["items"].as_array().unwrap().iter().map(|i| i["item_id"].as_str().unwrap()).collect();
     assert!(ids.contains(&"memory-file:memory/daily/2026-03-18.md"), "{ids:?}");
 
     // A shared audience sees only public items (here: the Apollo project note and the Friday decision).
     let v: Value =
-        serde_json::from_str(&env.context(&[Q, "--budget", "600", "--format", "json", "--public-only"])).unwrap();
-    let ids: Vec<&str> = v["items"].as_array().unwrap().iter().map(|i| i["item_id"].as_str().unwrap()).collect();
+        serde_json::from_str(&env.context(&[Q, "--budget", "600", "--format", "json", "--public-only"]))
+            .unwrap();
+    let ids: Vec<&str> =
+        v["items"].as_array().unwrap().iter().map(|i| i["item_id"].as_str().unwrap()).collect();
     assert!(!ids.is_empty());
     for id in &ids {
         assert!(
-            ["memory-file:memory/projects/apollo.md", "memory-file:memory/decisions/2026-02-10-no-friday-deploys.md"]
-                .contains(id),
+            [
+                "memory-file:memory/projects/apollo.md",
+                "memory-file:memory/decisions/2026-02-10-no-friday-deploys.md"
+            ]
+            .contains(id),
             "private item {id} shown to a public-only caller"
         );
     }
@@ -130,7 +136,8 @@ fn trace_receipt_is_redaction_safe_and_stats_only_has_no_block() {
     assert!(stats.get("context_block").is_none());
     assert!(stats["tokens"].as_u64().unwrap() <= 300);
     let receipt: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
-    let lanes: Vec<&str> = receipt["lanes"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
+    let lanes: Vec<&str> =
+        receipt["lanes"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
     assert_eq!(lanes, ["lexical", "tags", "recency"]);
     assert!(!receipt["included"].as_array().unwrap().is_empty());
     let text = receipt.to_string();

@@ -16,14 +16,7 @@ fn cairn(dir: &Path) -> Command {
     cmd
 }
 
-fn add(
-    w: &mut Vec<Write>,
-    id: &str,
-    project: &str,
-    audience: Audience,
-    text: &str,
-    tags: &[&str],
-) {
+fn add(w: &mut Vec<Write>, id: &str, project: &str, audience: Audience, text: &str, tags: &[&str]) {
     let item = Item {
         id: id.into(),
         project: project.into(),

@@ -218,7 +218,8 @@ pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &Contex
     }
     // Token counts of rendered pieces are memoised across calls: a warm process serving many turns
     // recounts nothing it has seen (same output either way).
-    static COUNTS: std::sync::OnceLock<std::sync::Mutex<cairn_assemble::CountCache>> = std::sync::OnceLock::new();
+    static COUNTS: std::sync::OnceLock<std::sync::Mutex<cairn_assemble::CountCache>> =
+        std::sync::OnceLock::new();
     let cache = COUNTS.get_or_init(|| std::sync::Mutex::new(cairn_assemble::CountCache::default()));
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     cairn_assemble::assemble_with(&areq, &mut cache)

@@ -9,8 +9,28 @@ use cairn_tokens::Tokenizer;
 use proptest::prelude::*;
 
 const WORDS: &[&str] = &[
-    "apollo", "harbor", "backup", "restic", "weather", "grib", "parser", "crash", "alert", "queue", "sqlite",
-    "deploy", "friday", "storm", "quiet", "hours", "certificate", "proxy", "天气", "备份", "バックアップ", "날씨",
+    "apollo",
+    "harbor",
+    "backup",
+    "restic",
+    "weather",
+    "grib",
+    "parser",
+    "crash",
+    "alert",
+    "queue",
+    "sqlite",
+    "deploy",
+    "friday",
+    "storm",
+    "quiet",
+    "hours",
+    "certificate",
+    "proxy",
+    "天气",
+    "备份",
+    "バックアップ",
+    "날씨",
 ];
 
 fn item(i: usize, words: &[usize], private: bool, project: usize) -> (Item, Vec<Chunk>) {

@@ -100,9 +100,14 @@ mod tests {
 
     #[test]
     fn infers_from_vocabulary_only() {
-        let vocab: BTreeSet<String> = ["trading", "machine-learning", "ops", "go", "rust"].map(String::from).into();
+        let vocab: BTreeSet<String> =
+            ["trading", "machine-learning", "ops", "go", "rust"].map(String::from).into();
         let got = infer("Notes on Machine Learning for trading; ops-review later. Go! Trust me.", &vocab);
-        assert_eq!(got, ["machine-learning", "ops", "trading"], "`go` is too short; `rust` is inside `Trust`");
+        assert_eq!(
+            got,
+            ["machine-learning", "ops", "trading"],
+            "`go` is too short; `rust` is inside `Trust`"
+        );
         assert!(infer("nothing here", &vocab).is_empty());
         assert_eq!(infer("TRADING", &vocab), ["trading"]);
         assert!(infer("tradings", &vocab).is_empty());

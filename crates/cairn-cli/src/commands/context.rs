@@ -70,7 +70,8 @@ pub(crate) fn sync(settings: &Settings, store: &SqliteStore) -> anyhow::Result<S
         Ok(i) => i,
         Err(e) => {
             eprintln!("warning: rebuilding the index `{}`: {e}", dir.display());
-            RecallIndex::recreate(&dir).with_context(|| format!("recreating the index `{}`", dir.display()))?
+            RecallIndex::recreate(&dir)
+                .with_context(|| format!("recreating the index `{}`", dir.display()))?
         }
     };
     match cairn_engine::sync_index(store, &index) {
@@ -120,7 +121,8 @@ fn parse_now(s: &str) -> anyhow::Result<i64> {
     if let Ok(ms) = s.parse::<i64>() {
         return Ok(ms);
     }
-    cairn_ingest::harvest::parse_date(s).ok_or_else(|| anyhow::anyhow!("`--now {s}` is not RFC 3339 or milliseconds"))
+    cairn_ingest::harvest::parse_date(s)
+        .ok_or_else(|| anyhow::anyhow!("`--now {s}` is not RFC 3339 or milliseconds"))
 }
 
 pub(crate) fn context(args: ContextArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
@@ -170,7 +172,8 @@ pub(crate) fn context(args: ContextArgs, settings: &Settings) -> anyhow::Result<
 pub(crate) fn reindex(args: ReindexArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     let store = open_store(settings)?;
     let dir = index_dir(settings);
-    let index = RecallIndex::recreate(&dir).with_context(|| format!("recreating the index `{}`", dir.display()))?;
+    let index =
+        RecallIndex::recreate(&dir).with_context(|| format!("recreating the index `{}`", dir.display()))?;
     let report = cairn_engine::rebuild_index(&store, &index)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
