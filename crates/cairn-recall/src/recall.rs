@@ -407,7 +407,6 @@ impl Recaller {
                 if q.recent_k > 0 { self.recent(&searcher, &q.scope, q.recent_k) } else { Ok(Vec::new()) };
             match res {
                 Ok(list) => {
-                    lanes.push(lane_report(lane::RECENCY, LaneStatus::Ok, list.len(), started, None));
                     for (created, addr) in list {
                         match self.load_hit(&searcher, addr) {
                             Ok(mut hit) => {
@@ -420,6 +419,12 @@ impl Recaller {
                             Err(e) => warnings.push(format!("reading a recent chunk failed: {e}")),
                         }
                     }
+                    // Same date: the chunk id decides, not the index's document order.
+                    recent.sort_by(|a, b| {
+                        b.created_at.cmp(&a.created_at).then_with(|| a.chunk_id.cmp(&b.chunk_id))
+                    });
+                    recent.truncate(q.recent_k);
+                    lanes.push(lane_report(lane::RECENCY, LaneStatus::Ok, recent.len(), started, None));
                 }
                 Err(e) => lanes.push(lane_report(
                     lane::RECENCY,
@@ -761,17 +766,26 @@ impl Recaller {
         Ok(())
     }
 
-    /// The newest `n` chunks in scope (ties: index order).
+    /// The newest `n` chunks in scope, plus (up to a bound) every chunk tied with the `n`-th date, so
+    /// the caller can break date ties by chunk id rather than by index order.
     fn recent(&self, searcher: &Searcher, scope: &Scope, n: usize) -> Result<Vec<(Millis, DocAddress)>> {
+        const MAX_EXTRA_TIES: usize = 64;
         let by_date = self.by_date(searcher)?;
         let scopes: Vec<SegmentScope<'_>> =
             searcher.segment_readers().iter().map(|r| SegmentScope::new(r, scope)).collect::<Result<_>>()?;
-        Ok(by_date
-            .iter()
-            .filter(|(_, a)| scopes[a.segment_ord as usize].admits(a.doc_id))
-            .take(n)
-            .copied()
-            .collect())
+        let mut out: Vec<(Millis, DocAddress)> = Vec::with_capacity(n);
+        for &(created, addr) in by_date.iter() {
+            if !scopes[addr.segment_ord as usize].admits(addr.doc_id) {
+                continue;
+            }
+            if out.len() >= n
+                && (out.last().is_some_and(|l| l.0 != created) || out.len() >= n + MAX_EXTRA_TIES)
+            {
+                break;
+            }
+            out.push((created, addr));
+        }
+        Ok(out)
     }
 
     /// Every chunk, newest first; computed once per index generation.
