@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";
@@ -52,12 +52,21 @@ pub(crate) struct Fields {
     pub provenance: Field,
     pub content_hash: Field,
     pub created_at: Field,
+    pub order_key: Field,
 }
 
 pub(crate) const F_PROJECT: &str = "project";
 pub(crate) const F_AUDIENCE: &str = "audience";
 pub(crate) const F_TAGS: &str = "tags";
 pub(crate) const F_CREATED_AT: &str = "created_at";
+/// A fast u64 derived from the chunk id only: breaks ties (same date) the same way whatever the
+/// index's document order.
+pub(crate) const F_ORDER_KEY: &str = "order_key";
+
+/// The tie-break key of a chunk id (the first 64 bits of its content hash).
+pub(crate) fn order_key(chunk_id: &str) -> u64 {
+    u64::from_str_radix(&cairn_core::content_hash(chunk_id.as_bytes())[..16], 16).unwrap_or(0)
+}
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
@@ -78,6 +87,7 @@ fn schema() -> (Schema, Fields) {
         provenance: b.add_text_field("provenance", STORED),
         content_hash: b.add_text_field("content_hash", STORED),
         created_at: b.add_i64_field(F_CREATED_AT, NumericOptions::default().set_fast().set_stored()),
+        order_key: b.add_u64_field(F_ORDER_KEY, NumericOptions::default().set_fast()),
     };
     (b.build(), fields)
 }
@@ -322,6 +332,7 @@ impl ChunkWriter {
             doc.add_text(f.provenance, serde_json::to_string(&chunk.provenance).unwrap_or_default());
             doc.add_text(f.content_hash, &chunk.content_hash);
             doc.add_i64(f.created_at, item.created_at);
+            doc.add_u64(f.order_key, order_key(&chunk.id));
             self.writer.add_document(doc).map_err(Error::engine("add document"))?;
         }
         Ok(())

@@ -15,7 +15,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::analyzer::{for_each_term, is_cjk};
 use crate::error::{Error, Result};
-use crate::index::{F_AUDIENCE, F_CREATED_AT, F_PROJECT, F_TAGS, RecallIndex, hit_from_doc};
+use crate::index::{F_AUDIENCE, F_CREATED_AT, F_ORDER_KEY, F_PROJECT, F_TAGS, RecallIndex, hit_from_doc};
 
 /// Lane names, as they appear in [`Hit::parts`], [`cairn_core::Why::lanes`] and [`LaneReport::name`].
 pub mod lane {
@@ -28,6 +28,11 @@ pub mod lane {
 }
 
 const MS_PER_DAY: f64 = 86_400_000.0;
+
+/// `x` rounded to 5 decimals (scores are compared and printed at this precision).
+fn quantize(x: f32) -> f32 {
+    ((f64::from(x) * 1e5).round() / 1e5) as f32
+}
 
 /// How lane scores become one score.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -410,7 +415,7 @@ impl Recaller {
                     for (created, addr) in list {
                         match self.load_hit(&searcher, addr) {
                             Ok(mut hit) => {
-                                let d = decay(created);
+                                let d = quantize(decay(created));
                                 hit.score = d;
                                 hit.parts.insert(lane::RECENCY.into(), d);
                                 hit.why.lanes.push(lane::RECENCY.into());
@@ -419,11 +424,6 @@ impl Recaller {
                             Err(e) => warnings.push(format!("reading a recent chunk failed: {e}")),
                         }
                     }
-                    // Same date: the chunk id decides, not the index's document order.
-                    recent.sort_by(|a, b| {
-                        b.created_at.cmp(&a.created_at).then_with(|| a.chunk_id.cmp(&b.chunk_id))
-                    });
-                    recent.truncate(q.recent_k);
                     lanes.push(lane_report(lane::RECENCY, LaneStatus::Ok, recent.len(), started, None));
                 }
                 Err(e) => lanes.push(lane_report(
@@ -476,7 +476,12 @@ impl Recaller {
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
                 }
             };
-            fused.push((score, *addr, parts));
+            // Scores are rounded to 5 decimals: BM25 statistics summed over segments differ in the last
+            // bit between index layouts, and output must not depend on the layout.
+            for v in parts.values_mut() {
+                *v = quantize(*v);
+            }
+            fused.push((quantize(score), *addr, parts));
         }
         fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         // Keep the top k plus everything tied with the k-th score, so the chunk-id tie-break is exact.
@@ -766,26 +771,17 @@ impl Recaller {
         Ok(())
     }
 
-    /// The newest `n` chunks in scope, plus (up to a bound) every chunk tied with the `n`-th date, so
-    /// the caller can break date ties by chunk id rather than by index order.
+    /// The newest `n` chunks in scope (same date: ordered by a key derived from the chunk id).
     fn recent(&self, searcher: &Searcher, scope: &Scope, n: usize) -> Result<Vec<(Millis, DocAddress)>> {
-        const MAX_EXTRA_TIES: usize = 64;
         let by_date = self.by_date(searcher)?;
         let scopes: Vec<SegmentScope<'_>> =
             searcher.segment_readers().iter().map(|r| SegmentScope::new(r, scope)).collect::<Result<_>>()?;
-        let mut out: Vec<(Millis, DocAddress)> = Vec::with_capacity(n);
-        for &(created, addr) in by_date.iter() {
-            if !scopes[addr.segment_ord as usize].admits(addr.doc_id) {
-                continue;
-            }
-            if out.len() >= n
-                && (out.last().is_some_and(|l| l.0 != created) || out.len() >= n + MAX_EXTRA_TIES)
-            {
-                break;
-            }
-            out.push((created, addr));
-        }
-        Ok(out)
+        Ok(by_date
+            .iter()
+            .filter(|(_, a)| scopes[a.segment_ord as usize].admits(a.doc_id))
+            .take(n)
+            .copied()
+            .collect())
     }
 
     /// Every chunk, newest first; computed once per index generation.
@@ -797,15 +793,18 @@ impl Recaller {
         {
             return Ok(list.clone());
         }
-        let mut list = Vec::with_capacity(searcher.num_docs() as usize);
+        let mut keyed = Vec::with_capacity(searcher.num_docs() as usize);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let created = reader.fast_fields().i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            let order = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
             for doc in reader.doc_ids_alive() {
-                list.push((created.first(doc).unwrap_or(0), DocAddress::new(ord as u32, doc)));
+                let key = (created.first(doc).unwrap_or(0), order.first(doc).unwrap_or(0));
+                keyed.push((key, DocAddress::new(ord as u32, doc)));
             }
         }
-        list.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        let list = Arc::new(list);
+        keyed.sort_by(|a, b| b.0.0.cmp(&a.0.0).then(a.0.1.cmp(&b.0.1)).then_with(|| a.1.cmp(&b.1)));
+        let list =
+            Arc::new(keyed.into_iter().map(|((created, _), addr)| (created, addr)).collect::<Vec<_>>());
         *cache = Some((generation, list.clone()));
         Ok(list)
     }
