@@ -802,7 +802,8 @@ impl Recaller {
                 keyed.push((key, DocAddress::new(ord as u32, doc)));
             }
         }
-        keyed.sort_by(|a, b| b.0.0.cmp(&a.0.0).then(a.0.1.cmp(&b.0.1)).then_with(|| a.1.cmp(&b.1)));
+        // The key is total (the address last), so an unstable sort gives the same order, faster.
+        keyed.sort_unstable_by(|a, b| b.0.0.cmp(&a.0.0).then(a.0.1.cmp(&b.0.1)).then_with(|| a.1.cmp(&b.1)));
         let list =
             Arc::new(keyed.into_iter().map(|((created, _), addr)| (created, addr)).collect::<Vec<_>>());
         *cache = Some((generation, list.clone()));
