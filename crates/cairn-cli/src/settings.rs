@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use cairn_core::Audience;
 use clap::Args;
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
@@ -34,90 +33,6 @@ pub(crate) struct RouteSettings {
     pub config_dir: PathBuf,
 }
 
-/// Harvest settings (`[harvest]`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub(crate) struct HarvestSettings {
-    /// Globs of memory files, relative to the workspace.
-    pub include: Vec<String>,
-    /// Globs to leave out.
-    pub exclude: Vec<String>,
-    /// Globs of files that are public unless their frontmatter says otherwise.
-    pub public: Vec<String>,
-    /// Project for files whose frontmatter names none.
-    pub default_project: String,
-    /// `private` or `public`.
-    pub default_audience: Audience,
-    /// Larger files are reported and skipped.
-    pub max_file_bytes: u64,
-    /// Target chunk size in characters.
-    pub chunk_max_chars: usize,
-}
-
-impl Default for HarvestSettings {
-    fn default() -> Self {
-        let o = cairn_ingest::HarvestOptions::default();
-        Self {
-            include: o.include,
-            exclude: o.exclude,
-            public: o.public,
-            default_project: o.default_project,
-            default_audience: o.default_audience,
-            max_file_bytes: o.max_file_bytes,
-            chunk_max_chars: o.chunk_max_chars,
-        }
-    }
-}
-
-impl HarvestSettings {
-    pub(crate) fn options(&self) -> cairn_ingest::HarvestOptions {
-        cairn_ingest::HarvestOptions {
-            include: self.include.clone(),
-            exclude: self.exclude.clone(),
-            public: self.public.clone(),
-            default_project: self.default_project.clone(),
-            default_audience: self.default_audience,
-            max_file_bytes: self.max_file_bytes,
-            chunk_max_chars: self.chunk_max_chars,
-            ..Default::default()
-        }
-    }
-}
-
-/// Capture settings (`[capture]`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub(crate) struct CaptureSettings {
-    /// Injected-block tag names stripped from captured turns.
-    pub strip_tags: Vec<String>,
-    /// Project for turns that name none.
-    pub default_project: String,
-    /// Audience for turns whose session does not decide it.
-    pub default_audience: Audience,
-}
-
-impl Default for CaptureSettings {
-    fn default() -> Self {
-        let o = cairn_ingest::CaptureOptions::default();
-        Self {
-            strip_tags: o.strip_tags,
-            default_project: o.default_project,
-            default_audience: o.default_audience,
-        }
-    }
-}
-
-impl CaptureSettings {
-    pub(crate) fn options(&self) -> cairn_ingest::CaptureOptions {
-        cairn_ingest::CaptureOptions {
-            strip_tags: self.strip_tags.clone(),
-            default_project: self.default_project.clone(),
-            default_audience: self.default_audience,
-            ..Default::default()
-        }
-    }
-}
-
 /// Watch settings (`[watch]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -142,10 +57,10 @@ pub(crate) struct Settings {
     pub workspace: PathBuf,
     /// Harvesting memory files.
     #[serde(default)]
-    pub harvest: HarvestSettings,
+    pub harvest: cairn_ingest::HarvestOptions,
     /// Capturing turns.
     #[serde(default)]
-    pub capture: CaptureSettings,
+    pub capture: cairn_ingest::CaptureOptions,
     /// Watch mode.
     #[serde(default)]
     pub watch: WatchSettings,
@@ -167,8 +82,8 @@ impl Default for Settings {
         Settings {
             data_dir: data_home.join("cairn"),
             workspace: home.join(".openclaw/workspace"),
-            harvest: HarvestSettings::default(),
-            capture: CaptureSettings::default(),
+            harvest: cairn_ingest::HarvestOptions::default(),
+            capture: cairn_ingest::CaptureOptions::default(),
             watch: WatchSettings::default(),
             recall: cairn_recall::RecallSettings::default(),
             context: crate::commands::context::ContextSettings::default(),

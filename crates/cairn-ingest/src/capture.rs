@@ -20,8 +20,9 @@ pub const DEFAULT_STRIP_TAGS: &[&str] = &[
     "supermemory-context",
 ];
 
-/// Options for capture, resolved from settings.
-#[derive(Debug, Clone)]
+/// Options for capture: the `[capture]` section of `cairn.toml`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CaptureOptions {
     /// Injected-block tag names to strip.
     pub strip_tags: Vec<String>,

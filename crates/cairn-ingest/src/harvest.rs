@@ -14,8 +14,9 @@ use crate::chunk::chunk_markdown;
 use crate::frontmatter::{self, Frontmatter};
 use crate::{Error, Result, tags};
 
-/// Options for harvesting, resolved from settings.
-#[derive(Debug, Clone)]
+/// Options for harvesting: the `[harvest]` section of `cairn.toml`.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct HarvestOptions {
     /// Globs (relative to the workspace root) of files to harvest.
     pub include: Vec<String>,

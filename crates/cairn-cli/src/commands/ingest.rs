@@ -128,7 +128,7 @@ pub(crate) fn run_harvest(
     let req = HarvestRequest { root: root.clone(), paths, dry_run, force };
     let bar = Bar(progress_bar(show_progress));
     let run = if dry_run { None } else { Some(store.begin_harvest(&root.display().to_string(), now_ms())?) };
-    let report = cairn_ingest::harvest(store, &settings.harvest.options(), &req, &bar)?;
+    let report = cairn_ingest::harvest(store, &settings.harvest, &req, &bar)?;
     if let Some(run) = run {
         let mut summary = serde_json::to_value(&report)?;
         if let Some(o) = summary.as_object_mut() {
@@ -197,7 +197,7 @@ pub(crate) fn capture(args: CaptureArgs, settings: &Settings) -> anyhow::Result<
         input.project = args.project;
     }
     let mut store = open_store(settings)?;
-    let outcome = cairn_ingest::capture(&mut store, &settings.capture.options(), &input, now_ms())?;
+    let outcome = cairn_ingest::capture(&mut store, &settings.capture, &input, now_ms())?;
     if matches!(outcome, CaptureOutcome::Stored { .. }) {
         crate::commands::context::sync(settings, &store)?;
     }
