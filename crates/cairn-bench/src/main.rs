@@ -191,8 +191,9 @@ fn context_bench(
     let mut tokens = Vec::new();
     for q in &queries {
         let t = Instant::now();
-        let mut rq = RecallQuery::new(q.clone(), Scope::owner(None), 30, now);
-        rq.recent_k = 10;
+        let (k, recent) = cairn_engine::candidates_for(budget);
+        let mut rq = RecallQuery::new(q.clone(), Scope::owner(None), k, now);
+        rq.recent_k = recent;
         let _ = recaller.recall(&rq);
         recall_only.push(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();

@@ -168,19 +168,28 @@ pub struct ContextRequest {
 }
 
 impl ContextRequest {
-    /// A request with default candidates (30), recent items (10) and assembly options.
+    /// A request with candidates sized from the budget (see [`candidates_for`]) and default assembly
+    /// options.
     pub fn new(query: impl Into<String>, scope: Scope, budget: usize, now: Millis) -> Self {
+        let (candidates, recent) = candidates_for(budget);
         Self {
             query: query.into(),
             scope,
             budget,
-            candidates: 30,
-            recent: 10,
+            candidates,
+            recent,
             options: AssembleOptions::default(),
             now,
             timings: false,
         }
     }
+}
+
+/// How many topic candidates and recent items are worth recalling for `budget` tokens: an L1 entry
+/// costs about 100–150 tokens, so a 2,000-token budget holds about 14 topic entries and 3 recent ones;
+/// the pool keeps a margin for duplicates and entries that do not fit.
+pub fn candidates_for(budget: usize) -> (usize, usize) {
+    ((budget / 80).clamp(8, 40), (budget / 400).clamp(2, 10))
 }
 
 /// Recall then assemble. `recaller` is the opened recall side, or why it could not be opened: then the

@@ -130,8 +130,12 @@ pub(crate) fn context(args: ContextArgs, settings: &Settings) -> anyhow::Result<
     let scope = Scope { project: args.project.clone(), allow_private: !args.public_only };
     let now = args.now.as_deref().map(parse_now).transpose()?.unwrap_or_else(now_ms);
     let mut req = ContextRequest::new(args.query, scope, args.budget.unwrap_or(c.budget), now);
-    req.candidates = c.candidates;
-    req.recent = c.recent;
+    if let Some(n) = c.candidates {
+        req.candidates = n;
+    }
+    if let Some(n) = c.recent {
+        req.recent = n;
+    }
     req.timings = args.timings;
     req.options.format = args.format.unwrap_or(c.format);
     req.options.max_level = args.level.unwrap_or(c.max_level);
@@ -189,10 +193,10 @@ pub(crate) fn reindex(args: ReindexArgs, settings: &Settings) -> anyhow::Result<
 pub(crate) struct ContextSettings {
     /// Token budget of the block.
     pub budget: usize,
-    /// Topic candidates recalled before assembly.
-    pub candidates: usize,
-    /// Recent items recalled for the recency layer.
-    pub recent: usize,
+    /// Topic candidates recalled before assembly (default: sized from the budget).
+    pub candidates: Option<usize>,
+    /// Recent items recalled for the recency layer (default: sized from the budget).
+    pub recent: Option<usize>,
     /// Share of the budget for the recency layer (the rest is the topic layer).
     pub recency_share: f32,
     /// Richest level shown.
@@ -210,8 +214,8 @@ impl Default for ContextSettings {
         let o = cairn_assemble::AssembleOptions::default();
         Self {
             budget: 2000,
-            candidates: 30,
-            recent: 10,
+            candidates: None,
+            recent: None,
             recency_share: o.recency_share,
             max_level: o.max_level,
             snippet_cap: o.snippet_cap,
