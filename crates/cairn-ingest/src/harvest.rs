@@ -265,6 +265,8 @@ struct Parsed {
 
 enum Read {
     Parsed(Box<Parsed>),
+    /// Changed, not parsed further (probe pass): its explicit tags.
+    Changed(Vec<String>),
     Same(FileState),
     Problem(FileProblem),
 }
@@ -274,7 +276,7 @@ enum Probe {
     Same(FileState),
     Problem(FileProblem),
     Parsed(Box<Parsed>),
-    Changed { explicit_tags: Vec<String>, chunks: usize },
+    Changed { explicit_tags: Vec<String> },
 }
 
 fn now_ms() -> Millis {
@@ -309,7 +311,16 @@ fn title_of(fm: Option<&Frontmatter>, body: &str, rel: &str) -> String {
     Path::new(rel).file_stem().map_or_else(|| rel.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
-fn read_one(c: &Candidate, prev: Option<&FileState>, o: &HarvestOptions, m: &Matcher, force: bool) -> Read {
+/// Read, check and parse one file. With `full == false` (the probe pass of a big run) it stops once it
+/// knows the file changed and its explicit tags; every problem check comes before that point.
+fn read_one(
+    c: &Candidate,
+    prev: Option<&FileState>,
+    o: &HarvestOptions,
+    m: &Matcher,
+    force: bool,
+    full: bool,
+) -> Read {
     let problem =
         |line: Option<u32>, reason: String| Read::Problem(FileProblem { path: c.rel.clone(), line, reason });
     if c.size > o.max_file_bytes {
@@ -380,6 +391,9 @@ fn read_one(c: &Candidate, prev: Option<&FileState>, o: &HarvestOptions, m: &Mat
         .unwrap_or(c.mtime_ns / 1_000_000);
     let title = title_of(fm.as_ref(), body, &c.rel);
     let explicit_tags = tags::normalize_all(fm.as_ref().map(|f| f.tags.iter()).into_iter().flatten());
+    if !full {
+        return Read::Changed(explicit_tags);
+    }
     let project = fm
         .as_ref()
         .and_then(|f| f.project.clone())
@@ -451,18 +465,18 @@ pub fn harvest(
     let candidates = crawl(&root, &scopes, &matcher, opts);
     // Phase 1: what changed, and the explicit tags of what changed (the run's tag vocabulary). Big runs
     // keep only the tags here and parse again in phase 2, so memory stays bounded by one batch.
-    let keep_parsed = candidates.len() <= opts.batch_size.max(1);
+    let keep_parsed = candidates.len() <= opts.batch_size.max(1) || req.dry_run;
     progress.start(candidates.len() as u64);
     let probes: Vec<Probe> = candidates
         .par_iter()
         .map(|c| {
-            let r = read_one(c, known.get(&c.rel), opts, &matcher, req.force);
+            let r = read_one(c, known.get(&c.rel), opts, &matcher, req.force, keep_parsed);
             progress.inc(1);
             match r {
                 Read::Same(f) => Probe::Same(f),
                 Read::Problem(p) => Probe::Problem(p),
-                Read::Parsed(p) if keep_parsed => Probe::Parsed(p),
-                Read::Parsed(p) => Probe::Changed { explicit_tags: p.explicit_tags, chunks: p.chunks.len() },
+                Read::Parsed(p) => Probe::Parsed(p),
+                Read::Changed(explicit_tags) => Probe::Changed { explicit_tags },
             }
         })
         .collect();
@@ -516,7 +530,6 @@ pub fn harvest(
                 report.files.push(FileEntry { path: c.rel.clone(), action });
                 match p {
                     Probe::Parsed(p) => parsed.push(p),
-                    Probe::Changed { chunks, .. } if req.dry_run => report.chunks += chunks,
                     _ => changed.push(c),
                 }
             }
@@ -545,7 +558,7 @@ pub fn harvest(
             let reads: Vec<Read> = group
                 .par_iter()
                 .map(|c| {
-                    let r = read_one(c, known.get(&c.rel), opts, &matcher, req.force);
+                    let r = read_one(c, known.get(&c.rel), opts, &matcher, req.force, true);
                     progress.inc(1);
                     r
                 })
@@ -553,6 +566,7 @@ pub fn harvest(
             for r in reads {
                 match r {
                     Read::Parsed(p) => writes.push(finish(*p, &mut report)),
+                    Read::Changed(_) => unreachable!("phase 2 parses in full"),
                     // Changed again since phase 1: keep the file's state as it is now.
                     Read::Same(f) => writes.push(Write::TouchFile(f)),
                     Read::Problem(p) => {

@@ -148,15 +148,19 @@ fn decode_chunk(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Chunk>> {
     let provenance: String = row.get(5)?;
     let provenance: Result<Provenance> = serde_json::from_str(&provenance)
         .map_err(|e| Error::Corrupt { id: id.clone(), reason: format!("chunk provenance: {e}") });
-    Ok(provenance.map(|provenance| Chunk {
-        item_id: row.get(1).unwrap_or_default(),
-        ordinal: row.get(2).unwrap_or_default(),
-        heading: row.get(3).unwrap_or_default(),
-        text: row.get(4).unwrap_or_default(),
-        content_hash: row.get(6).unwrap_or_default(),
-        provenance,
-        id,
-    }))
+    // A column of the wrong type is an error, never a silent default.
+    Ok(match provenance {
+        Ok(provenance) => Ok(Chunk {
+            item_id: row.get(1)?,
+            ordinal: row.get(2)?,
+            heading: row.get(3)?,
+            text: row.get(4)?,
+            content_hash: row.get(6)?,
+            provenance,
+            id,
+        }),
+        Err(e) => Err(e),
+    })
 }
 
 fn log(
