@@ -54,6 +54,9 @@ enum Cmd {
         /// The `cairn` binary for cold runs (default: next to this one)
         #[arg(long)]
         cairn: Option<PathBuf>,
+        /// Measure only the first N queries (default: all)
+        #[arg(long)]
+        limit: Option<usize>,
     },
     /// (internal) one harvest in this process, printing a JSON sample.
     #[command(hide = true)]
@@ -158,13 +161,15 @@ fn context_bench(
     budget: usize,
     cold: usize,
     cairn: Option<PathBuf>,
+    limit: Option<usize>,
 ) -> anyhow::Result<serde_json::Value> {
     use cairn_core::Scope;
     use cairn_engine::ContextRequest;
     use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller};
     use cairn_store::Store;
 
-    let queries = load_queries(queries)?;
+    let mut queries = load_queries(queries)?;
+    queries.truncate(limit.unwrap_or(usize::MAX));
     let mut store = SqliteStore::open(&data.join("cairn.sqlite"))?;
     if store.last_seq()? == 0 {
         let req = HarvestRequest { root: workspace.to_owned(), ..Default::default() };
@@ -189,13 +194,17 @@ fn context_bench(
     }
     let (mut total, mut recall_only) = (Vec::new(), Vec::new());
     let mut tokens = Vec::new();
+    let mut lane_us: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     for q in &queries {
         let t = Instant::now();
         let (k, recent) = cairn_engine::candidates_for(budget);
         let mut rq = RecallQuery::new(q.clone(), Scope::owner(None), k, now);
         rq.recent_k = recent;
-        let _ = recaller.recall(&rq);
+        let r = recaller.recall(&rq);
         recall_only.push(t.elapsed().as_secs_f64() * 1e3);
+        for lane in r.lanes {
+            lane_us.entry(lane.name).or_default().push(lane.micros as f64);
+        }
         let t = Instant::now();
         let a = cairn_engine::context(
             Ok(&recaller),
@@ -237,6 +246,7 @@ fn context_bench(
         "budget": budget,
         "warm_context_ms": {"p50": percentile(&total, 0.5), "p99": percentile(&total, 0.99)},
         "warm_recall_only_ms": {"p50": percentile(&recall_only, 0.5), "p99": percentile(&recall_only, 0.99)},
+        "warm_lane_us_p50": lane_us.into_iter().map(|(k, v)| (k, median(v))).collect::<std::collections::BTreeMap<_, _>>(),
         "mean_block_tokens": tokens.iter().sum::<f64>() / tokens.len().max(1) as f64,
         "warm_peak_rss_mb": warm_rss,
         "cold_process_ms": {"runs": cold_ms.len(), "p50": percentile(&cold_ms, 0.5), "p99": percentile(&cold_ms, 0.99)},
@@ -245,8 +255,8 @@ fn context_bench(
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Cmd::Context { workspace, queries, data, budget, cold, cairn } => {
-            let v = context_bench(&workspace, &queries, &data, budget, cold, cairn)?;
+        Cmd::Context { workspace, queries, data, budget, cold, cairn, limit } => {
+            let v = context_bench(&workspace, &queries, &data, budget, cold, cairn, limit)?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Cmd::HarvestOnce { workspace, data } => {
