@@ -72,6 +72,9 @@ pub(crate) struct Settings {
     pub context: crate::commands::context::ContextSettings,
     /// Routing.
     pub route: RouteSettings,
+    /// Embeddings (semantic recall).
+    #[serde(default)]
+    pub embed: cairn_embed::EmbedSettings,
 }
 
 impl Default for Settings {
@@ -88,9 +91,14 @@ impl Default for Settings {
             recall: cairn_recall::RecallSettings::default(),
             context: crate::commands::context::ContextSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
+            embed: cairn_embed::EmbedSettings::default(),
         }
     }
 }
+
+/// `CAIRN_*` variables that are not settings (flags' env fallbacks, script and test knobs).
+const NOT_SETTINGS: &[&str] =
+    &["config", "pypi_url", "demo_dir", "model_data_dir", "test_model_dir", "allow_no_model"];
 
 impl Settings {
     /// The SQLite store file.
@@ -112,7 +120,7 @@ impl Settings {
             figment = figment.merge(Toml::file(path));
             base = path.parent().map(Path::to_path_buf);
         }
-        figment = figment.merge(Env::prefixed("CAIRN_").split("__").ignore(&["config"]));
+        figment = figment.merge(Env::prefixed("CAIRN_").split("__").ignore(NOT_SETTINGS));
         let mut settings: Settings = figment.extract().with_context(|| match &config_path {
             Some(p) => format!("invalid settings (from `{}` or CAIRN_* env)", p.display()),
             None => "invalid settings (from CAIRN_* env)".to_owned(),
