@@ -72,6 +72,12 @@ pub(crate) struct Settings {
     pub context: crate::commands::context::ContextSettings,
     /// Routing.
     pub route: RouteSettings,
+    /// Embeddings (semantic recall).
+    #[serde(default)]
+    pub embed: cairn_embed::EmbedSettings,
+    /// Vector index and embedding at ingest.
+    #[serde(default)]
+    pub vector: cairn_vector::VectorSettings,
 }
 
 impl Default for Settings {
@@ -88,6 +94,8 @@ impl Default for Settings {
             recall: cairn_recall::RecallSettings::default(),
             context: crate::commands::context::ContextSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
+            embed: cairn_embed::EmbedSettings::default(),
+            vector: cairn_vector::VectorSettings::default(),
         }
     }
 }

@@ -30,6 +30,8 @@ pub struct VectorSettings {
     /// HNSW is skipped (exact scan over the admitted rows) when the scope admits less than this share
     /// of the live vectors: filtered graph search degrades when most nodes are filtered out.
     pub hnsw_min_selectivity: f32,
+    /// Chunks per embedder call when embedding at ingest.
+    pub embed_batch: usize,
 }
 
 impl Default for VectorSettings {
@@ -42,6 +44,7 @@ impl Default for VectorSettings {
             hnsw_ef_construction: 100,
             hnsw_ef_search: 96,
             hnsw_min_selectivity: 0.05,
+            embed_batch: 32,
         }
     }
 }
@@ -404,6 +407,11 @@ impl VectorIndex {
     fn row(&self, row: u32) -> &[f32] {
         let r = row as usize;
         &self.data[r * self.dim..(r + 1) * self.dim]
+    }
+
+    /// The vector of a live chunk.
+    pub fn vector(&self, chunk_id: &str) -> Option<&[f32]> {
+        self.by_chunk.get(chunk_id).map(|&r| self.row(r))
     }
 
     /// The model the vectors come from.
