@@ -21,6 +21,8 @@ use crate::{
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// Whether the schema has the `vectors` table (false only for stores opened at an older version).
+    has_vectors: bool,
 }
 
 impl SqliteStore {
@@ -38,8 +40,8 @@ impl SqliteStore {
         let mut conn =
             Connection::open(path).map_err(|source| Error::Open { path: path.to_owned(), source })?;
         Self::configure(&conn, path)?;
-        migrate(&mut conn, path, version)?;
-        Ok(Self { conn, path: path.to_owned() })
+        let version = migrate(&mut conn, path, version)?;
+        Ok(Self { conn, path: path.to_owned(), has_vectors: version >= VECTORS_VERSION })
     }
 
     /// Open an existing store read-only (no migration; an older schema is an error).
@@ -59,7 +61,7 @@ impl SqliteStore {
                 reason: format!("schema version {version} needs migrating; open it for writing once"),
             });
         }
-        Ok(Self { conn, path: path.to_owned() })
+        Ok(Self { conn, path: path.to_owned(), has_vectors: true })
     }
 
     fn configure(conn: &Connection, path: &Path) -> Result<()> {
@@ -178,7 +180,11 @@ fn log(
     Ok(tx.last_insert_rowid() as u64)
 }
 
+/// The schema version that added the `vectors` table.
+const VECTORS_VERSION: u32 = 3;
+
 fn upsert_item(
+    has_vectors: bool,
     tx: &rusqlite::Transaction<'_>,
     item: &Item,
     chunks: &[Chunk],
@@ -228,7 +234,9 @@ fn upsert_item(
             ])?;
         }
     }
-    drop_stale_vectors(tx, item, chunks)?;
+    if has_vectors {
+        drop_stale_vectors(tx, item, chunks)?;
+    }
     {
         let mut ins = tx
             .prepare_cached("INSERT OR IGNORE INTO item_tags (tag, item_id, explicit) VALUES (?1, ?2, ?3)")?;
@@ -323,7 +331,7 @@ impl Store for SqliteStore {
         for w in writes {
             match w {
                 Write::Upsert { item, chunks, explicit_tags, file } => {
-                    upsert_item(&tx, item, chunks, explicit_tags, source)?;
+                    upsert_item(self.has_vectors, &tx, item, chunks, explicit_tags, source)?;
                     if let Some(f) = file {
                         put_file(&tx, f)?;
                     }
@@ -398,7 +406,7 @@ impl Store for SqliteStore {
             return Ok(TurnOutcome::Duplicate { item_id });
         }
         let explicit = turn.item.tags.clone();
-        let seq = upsert_item(&tx, &turn.item, &chunks, &explicit, "capture")?;
+        let seq = upsert_item(self.has_vectors, &tx, &turn.item, &chunks, &explicit, "capture")?;
         tx.execute(
             "INSERT INTO turns (session_key, turn_id, item_id, ts) VALUES (?1, ?2, ?3, ?4)",
             params![turn.session_key, turn.turn_id, turn.item.id, turn.ts],

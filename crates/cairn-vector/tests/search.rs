@@ -142,8 +142,8 @@ fn recall_at(k: usize, got: &[cairn_vector::VectorHit], want: &[cairn_vector::Ve
 #[test]
 fn approximate_paths_keep_recall() {
     let dim = 64;
-    let data = clustered(6000, dim, 60, 42);
-    let queries = clustered(60, dim, 60, 7);
+    let data = clustered(4000, dim, 40, 42);
+    let queries = clustered(40, dim, 40, 7);
     let mut exact = VectorIndex::new("m", dim, exact_settings());
     let mut int8 = VectorIndex::new("m", dim, VectorSettings { ann_threshold: usize::MAX, ..Default::default() });
     let mut ann = VectorIndex::new("m", dim, VectorSettings { ann_threshold: 1000, ..Default::default() });
