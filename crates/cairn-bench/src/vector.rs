@@ -138,9 +138,36 @@ fn item_for(i: usize) -> (Item, Chunk) {
 }
 
 const WORDS: &[&str] = &[
-    "parser", "weather", "queue", "deploy", "cache", "sqlite", "index", "budget", "token", "router",
-    "session", "memory", "crash", "latency", "vector", "release", "review", "schema", "migration", "alert",
-    "grib", "forecast", "metrics", "backup", "retry", "timeout", "config", "plugin", "harvest", "recall",
+    "parser",
+    "weather",
+    "queue",
+    "deploy",
+    "cache",
+    "sqlite",
+    "index",
+    "budget",
+    "token",
+    "router",
+    "session",
+    "memory",
+    "crash",
+    "latency",
+    "vector",
+    "release",
+    "review",
+    "schema",
+    "migration",
+    "alert",
+    "grib",
+    "forecast",
+    "metrics",
+    "backup",
+    "retry",
+    "timeout",
+    "config",
+    "plugin",
+    "harvest",
+    "recall",
 ];
 
 fn synthetic_text(i: usize) -> String {
@@ -166,7 +193,12 @@ fn write_store(path: &Path, vectors: &[Vec<f32>]) -> anyhow::Result<f64> {
             .enumerate()
             .map(|(j, v)| {
                 let (item, chunk) = item_for(base + j);
-                NewVector { chunk_id: chunk.id, item_id: item.id, content_hash: chunk.content_hash, vector: v.clone() }
+                NewVector {
+                    chunk_id: chunk.id,
+                    item_id: item.id,
+                    content_hash: chunk.content_hash,
+                    vector: v.clone(),
+                }
             })
             .collect();
         store.put_vectors("bench-model", &new)?;
@@ -214,7 +246,12 @@ fn bench_size(n: usize, opts: &VectorBench) -> anyhow::Result<SizeReport> {
     });
     let truth: Vec<_> = queries.iter().map(|q| exact.search_exact(q, &all, k)).collect();
 
-    let int8 = VectorIndex::load(&store, "bench-model", dim, VectorSettings { ann_threshold: usize::MAX, ..Default::default() })?;
+    let int8 = VectorIndex::load(
+        &store,
+        "bench-model",
+        dim,
+        VectorSettings { ann_threshold: usize::MAX, ..Default::default() },
+    )?;
     let exact_int8 = time_queries(&queries, |q| {
         std::hint::black_box(int8.search_exact(q, &all, k));
     });
@@ -228,7 +265,12 @@ fn bench_size(n: usize, opts: &VectorBench) -> anyhow::Result<SizeReport> {
 
     eprintln!("vector: {n}: building HNSW");
     let rss_before = rss_mb();
-    let mut ann = VectorIndex::load(&store, "bench-model", dim, VectorSettings { ann_threshold: usize::MAX, ..Default::default() })?;
+    let mut ann = VectorIndex::load(
+        &store,
+        "bench-model",
+        dim,
+        VectorSettings { ann_threshold: usize::MAX, ..Default::default() },
+    )?;
     let t = Instant::now();
     ann.build_ann();
     let hnsw_build_s = t.elapsed().as_secs_f64();
@@ -306,7 +348,8 @@ fn warm(n: usize, model: &Path, opts: &VectorBench) -> anyhow::Result<WarmReport
     let hybrid = Recaller::new(&index, RecallSettings::default())?.with_vectors(Some(lane));
     let lexical =
         Recaller::new(&index, RecallSettings::default().only_lanes(&[cairn_recall::lane::LEXICAL]))?;
-    let texts: Vec<String> = (0..opts.queries).map(|i| QUERY_TEXTS[i % QUERY_TEXTS.len()].to_owned()).collect();
+    let texts: Vec<String> =
+        (0..opts.queries).map(|i| QUERY_TEXTS[i % QUERY_TEXTS.len()].to_owned()).collect();
     let now = n as i64 * 1000;
     let time_texts = |f: &dyn Fn(&str)| -> Latency {
         for t in texts.iter().take(5) {

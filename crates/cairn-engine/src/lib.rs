@@ -40,7 +40,9 @@ use cairn_store::Store;
 use serde::Serialize;
 
 mod vectors;
-pub use vectors::{EmbedProgress, EmbedReport, NoProgress, embed_pending, embed_text, load_vectors, sync_vectors};
+pub use vectors::{
+    EmbedProgress, EmbedReport, NoProgress, embed_pending, embed_text, load_vectors, sync_vectors,
+};
 
 /// Result with the engine's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

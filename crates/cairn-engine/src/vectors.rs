@@ -88,11 +88,8 @@ pub fn embed_pending(
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = match embedder.embed(&refs, EmbedKind::Document) {
             Ok(v) if v.len() != chunks.len() => {
-                report.error = Some(format!(
-                    "the embedder returned {} vectors for {} texts",
-                    v.len(),
-                    chunks.len()
-                ));
+                report.error =
+                    Some(format!("the embedder returned {} vectors for {} texts", v.len(), chunks.len()));
                 break;
             }
             Ok(v) => v,
@@ -102,7 +99,8 @@ pub fn embed_pending(
             }
         };
         if let Some(bad) = vectors.iter().find(|v| v.len() != dim) {
-            report.error = Some(format!("the embedder returned a vector of {} dimensions, not {dim}", bad.len()));
+            report.error =
+                Some(format!("the embedder returned a vector of {} dimensions, not {dim}", bad.len()));
             break;
         }
         let new: Vec<NewVector> = chunks

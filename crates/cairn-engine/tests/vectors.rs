@@ -2,8 +2,8 @@
 //! BERT model: re-embedding only on change, failures that lose nothing, hybrid hits that explain their
 //! lanes, fail-open recall, lexical-only without a model.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use cairn_core::{Audience, Chunk, Item, ItemKind, LaneStatus, Provenance, Scope, content_hash};
 use cairn_embed::{EmbedKind, Embedder, LocalEmbedder};
@@ -164,7 +164,8 @@ fn hybrid_hits_explain_their_lanes_and_respect_scope() {
     assert!(top.why.ranks.contains_key(lane::VECTOR));
     assert!(top.parts.contains_key(lane::VECTOR));
     // Hits found only by the vector lane say so.
-    let vector_only: Vec<_> = res.hits.iter().filter(|h| !h.why.lanes.contains(&lane::LEXICAL.to_string())).collect();
+    let vector_only: Vec<_> =
+        res.hits.iter().filter(|h| !h.why.lanes.contains(&lane::LEXICAL.to_string())).collect();
     assert!(vector_only.iter().all(|h| h.why.lanes.contains(&lane::VECTOR.to_string())));
     assert!(!vector_only.is_empty(), "every chunk is a vector candidate in a 4-chunk store");
 

@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
+use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, Scope, content_hash};
 use cairn_embed::{EmbedKind, Embedder};
 use cairn_vector::{VectorIndex, VectorSettings};
-use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, Scope, content_hash};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -362,7 +362,8 @@ pub fn evaluate_runs(
             let texts: Vec<String> = (0..docs.len()).map(|i| opts.doc_text.render(docs, i)).collect();
             for (batch_no, batch) in texts.chunks(64).enumerate() {
                 let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-                let vecs = e.embed(&refs, EmbedKind::Document).map_err(|err| Error::Embed(err.to_string()))?;
+                let vecs =
+                    e.embed(&refs, EmbedKind::Document).map_err(|err| Error::Embed(err.to_string()))?;
                 for (j, v) in vecs.iter().enumerate() {
                     let (item, chunk) = doc_to_item(&docs[batch_no * 64 + j]);
                     vindex
@@ -371,7 +372,8 @@ pub fn evaluate_runs(
                 }
             }
             vindex.maintain();
-            let cached: Arc<dyn Embedder> = Arc::new(QueryCache { inner: e.clone(), cache: Default::default() });
+            let cached: Arc<dyn Embedder> =
+                Arc::new(QueryCache { inner: e.clone(), cache: Default::default() });
             Some(VectorLane { embedder: cached, index: Arc::new(RwLock::new(vindex)) })
         }
         None => None,
@@ -410,7 +412,10 @@ impl Embedder for QueryCache {
             }
             let v = self.inner.embed(texts, kind)?;
             if let Some(first) = v.first() {
-                self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert((*text).to_owned(), first.clone());
+                self.cache
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert((*text).to_owned(), first.clone());
             }
             return Ok(v);
         }

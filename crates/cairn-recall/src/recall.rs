@@ -761,7 +761,8 @@ impl Recaller {
             .iter()
             .map(|(_, addr, _)| {
                 let doc = searcher.doc::<tantivy::TantivyDocument>(*addr).ok()?;
-                let id = tantivy::schema::Value::as_str(&doc.get_first(self.index.fields.chunk_id)?)?.to_owned();
+                let id =
+                    tantivy::schema::Value::as_str(&doc.get_first(self.index.fields.chunk_id)?)?.to_owned();
                 index.vector(&id).map(<[f32]>::to_vec)
             })
             .collect();

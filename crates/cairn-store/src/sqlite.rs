@@ -257,7 +257,8 @@ fn drop_stale_vectors(tx: &rusqlite::Transaction<'_>, item: &Item, chunks: &[Chu
         chunks.iter().map(|c| (c.id.clone(), c.content_hash.clone())).collect()
     };
     let existing: Vec<(i64, String, String)> = {
-        let mut stmt = tx.prepare_cached("SELECT vseq, chunk_id, content_hash FROM vectors WHERE item_id = ?1")?;
+        let mut stmt =
+            tx.prepare_cached("SELECT vseq, chunk_id, content_hash FROM vectors WHERE item_id = ?1")?;
         stmt.query_map([&item.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<rusqlite::Result<_>>()?
     };
@@ -298,7 +299,9 @@ fn decode_vector(row: &rusqlite::Row<'_>, dim: usize) -> rusqlite::Result<Result
             vseq: row.get::<_, i64>(0)? as u64,
             item_id: row.get(2)?,
             project: row.get(3)?,
-            audience: audience.parse::<Audience>().map_err(|reason| Error::Corrupt { id: chunk_id.clone(), reason })?,
+            audience: audience
+                .parse::<Audience>()
+                .map_err(|reason| Error::Corrupt { id: chunk_id.clone(), reason })?,
             vector: blob_to_vector(&chunk_id, &blob, dim)?,
             chunk_id: chunk_id.clone(),
         })
@@ -535,16 +538,17 @@ impl Store for SqliteStore {
             "SELECT p.chunk_id, p.item_id, p.title, p.heading, p.text, p.content_hash {PENDING_FROM} \
              ORDER BY p.item_id, p.ordinal LIMIT ?3"
         ))?;
-        let rows = stmt.query_map(params![model_id, dim as i64, limit.min(i64::MAX as usize) as i64], |r| {
-            Ok(PendingChunk {
-                chunk_id: r.get(0)?,
-                item_id: r.get(1)?,
-                title: r.get(2)?,
-                heading: r.get(3)?,
-                text: r.get(4)?,
-                content_hash: r.get(5)?,
-            })
-        })?;
+        let rows =
+            stmt.query_map(params![model_id, dim as i64, limit.min(i64::MAX as usize) as i64], |r| {
+                Ok(PendingChunk {
+                    chunk_id: r.get(0)?,
+                    item_id: r.get(1)?,
+                    title: r.get(2)?,
+                    heading: r.get(3)?,
+                    text: r.get(4)?,
+                    content_hash: r.get(5)?,
+                })
+            })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -581,7 +585,8 @@ impl Store for SqliteStore {
                 if v.vector.is_empty() {
                     return Err(Error::Corrupt { id: v.chunk_id.clone(), reason: "empty vector".into() });
                 }
-                let ok: bool = current.query_row(params![v.chunk_id, v.item_id, v.content_hash], |r| r.get(0))?;
+                let ok: bool =
+                    current.query_row(params![v.chunk_id, v.item_id, v.content_hash], |r| r.get(0))?;
                 if !ok {
                     continue;
                 }
@@ -631,5 +636,4 @@ impl Store for SqliteStore {
         let rows = stmt.query_map(params![model_id, dim as i64, item_id], |r| decode_vector(r, dim))?;
         rows.map(|r| r?).collect()
     }
-
 }

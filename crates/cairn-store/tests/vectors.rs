@@ -60,7 +60,10 @@ fn round_trip_pending_and_reembedding_only_on_change() {
     let a = item("a", "alpha beta", Audience::Private);
     let b = item("b", "whole text only", Audience::Public);
     s.apply(
-        &[Write::upsert(a.clone(), vec![chunk("a", 0, "alpha"), chunk("a", 1, "beta")]), Write::upsert(b, vec![])],
+        &[
+            Write::upsert(a.clone(), vec![chunk("a", 0, "alpha"), chunk("a", 1, "beta")]),
+            Write::upsert(b, vec![]),
+        ],
         "t",
     )
     .unwrap();

@@ -396,7 +396,8 @@ impl VectorIndex {
     pub fn build_ann(&mut self) {
         let n = self.chunk_ids.len();
         let s = &self.settings;
-        let hnsw = Hnsw::new(s.hnsw_m.clamp(2, 255), n.max(1), 16, s.hnsw_ef_construction.max(8), DotDistance);
+        let hnsw =
+            Hnsw::new(s.hnsw_m.clamp(2, 255), n.max(1), 16, s.hnsw_ef_construction.max(8), DotDistance);
         let rows: Vec<(&[f32], usize)> =
             (0..n).filter(|&r| self.alive[r]).map(|r| (self.row(r as u32), r)).collect();
         hnsw.parallel_insert_slice(&rows);
@@ -453,7 +454,9 @@ impl VectorIndex {
     }
 
     fn admits(&self, row: usize, project: Option<u32>, allow_private: bool) -> bool {
-        self.alive[row] && (allow_private || self.public[row]) && project.is_none_or(|p| self.project[row] == p)
+        self.alive[row]
+            && (allow_private || self.public[row])
+            && project.is_none_or(|p| self.project[row] == p)
     }
 
     /// The `k` most similar chunks to `query` within `scope`, best first (ties: older row first).
@@ -541,7 +544,8 @@ impl VectorIndex {
         let Some((project, allow_private)) = self.resolve_scope(scope) else {
             return Vec::new();
         };
-        let filter = |id: &usize| *id < ann.rows.max(self.chunk_ids.len()) && self.admits(*id, project, allow_private);
+        let filter =
+            |id: &usize| *id < ann.rows.max(self.chunk_ids.len()) && self.admits(*id, project, allow_private);
         let ef = self.settings.hnsw_ef_search.max(k);
         let found = ann.hnsw.search_filter(query, k, ef, Some(&filter));
         let mut top = TopK::new(k);

@@ -64,7 +64,11 @@ fn brute_force(
 
 fn arb_rows() -> impl Strategy<Value = Vec<(String, bool, Vec<f32>)>> {
     prop::collection::vec(
-        (prop::sample::select(vec!["alpha", "beta", "gamma"]), any::<bool>(), prop::collection::vec(-1.0f32..1.0, 8)),
+        (
+            prop::sample::select(vec!["alpha", "beta", "gamma"]),
+            any::<bool>(),
+            prop::collection::vec(-1.0f32..1.0, 8),
+        ),
         0..60,
     )
     .prop_map(|v| v.into_iter().map(|(p, public, vec)| (p.to_owned(), public, normalised(vec))).collect())
@@ -145,7 +149,8 @@ fn approximate_paths_keep_recall() {
     let data = clustered(4000, dim, 40, 42);
     let queries = clustered(40, dim, 40, 7);
     let mut exact = VectorIndex::new("m", dim, exact_settings());
-    let mut int8 = VectorIndex::new("m", dim, VectorSettings { ann_threshold: usize::MAX, ..Default::default() });
+    let mut int8 =
+        VectorIndex::new("m", dim, VectorSettings { ann_threshold: usize::MAX, ..Default::default() });
     let mut ann = VectorIndex::new("m", dim, VectorSettings { ann_threshold: 1000, ..Default::default() });
     for (i, v) in data.iter().enumerate() {
         let (id, item) = (format!("i{i}#0"), format!("i{i}"));
@@ -175,7 +180,8 @@ fn deletes_and_replacements_are_never_returned() {
     let dim = 16;
     let data = clustered(400, dim, 8, 3);
     for threshold in [usize::MAX, 100] {
-        let mut index = VectorIndex::new("m", dim, VectorSettings { ann_threshold: threshold, ..Default::default() });
+        let mut index =
+            VectorIndex::new("m", dim, VectorSettings { ann_threshold: threshold, ..Default::default() });
         for (i, v) in data.iter().enumerate() {
             index.upsert(&format!("i{i}#0"), &format!("i{i}"), "p", Audience::Public, v).unwrap();
         }

@@ -180,9 +180,11 @@ pub(crate) fn embed_pending(
     let bar = if show_progress && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(0);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} embedding [{bar:30}] {pos}/{len} chunks ({per_sec})")
-                .expect("static template")
-                .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} embedding [{bar:30}] {pos}/{len} chunks ({per_sec})",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
         );
         b
     } else {

@@ -127,9 +127,8 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
     } else {
         None
     };
-    let recaller = Recaller::new(&index, recall_settings)
-        .context("cannot read the recall index")?
-        .with_vectors(lane);
+    let recaller =
+        Recaller::new(&index, recall_settings).context("cannot read the recall index")?.with_vectors(lane);
     let scope = if args.public_only { Scope::public_only(args.project) } else { Scope::owner(args.project) };
     let mut query = RecallQuery::new(args.query.clone(), scope, args.k, args.now.unwrap_or_else(now_millis));
     query.recent_k = args.recent;
@@ -208,8 +207,11 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
         queries.retain(|q| args.conversations.contains(&q.conversation));
     }
     anyhow::ensure!(!args.k.is_empty() && args.k.iter().all(|&k| k > 0), "`--k` needs positive cut-offs");
-    let embedder =
-        if args.no_model { None } else { cairn_embed::open_or_warn_once(&settings.embed, &settings.data_dir) };
+    let embedder = if args.no_model {
+        None
+    } else {
+        cairn_embed::open_or_warn_once(&settings.embed, &settings.data_dir)
+    };
     let mut base = settings.recall.clone();
     match args.fusion.as_deref() {
         None => {}
@@ -225,7 +227,12 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
         base.mmr_lambda = m;
     }
     let doc_text: DocText = serde_json::from_value(serde_json::Value::String(args.doc_text.clone()))
-        .map_err(|_| anyhow::anyhow!("`--doc-text {}`: expected plain, dated, previous_turn or dated_previous_turn", args.doc_text))?;
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "`--doc-text {}`: expected plain, dated, previous_turn or dated_previous_turn",
+                args.doc_text
+            )
+        })?;
     let specs: Vec<String> = if args.all_lanes {
         vec!["all".into()]
     } else if !args.lanes.is_empty() {
@@ -256,7 +263,9 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
             } else if m.starts_with('w') {
                 base.weights.vector = num("w")?;
             } else {
-                anyhow::bail!("`{spec}`: unknown modifier `{m}` (rrf<k>, weighted, mmr<λ>, w<weight>, pool<n>)");
+                anyhow::bail!(
+                    "`{spec}`: unknown modifier `{m}` (rrf<k>, weighted, mmr<λ>, w<weight>, pool<n>)"
+                );
             }
         }
         let settings = match lanes_part {
