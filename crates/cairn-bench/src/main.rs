@@ -4,6 +4,7 @@
 //! ```text
 //! python3 ../shared/bench/peers/gen_corpus.py --n 10000 --out /tmp/corpus/n10k/workspace --seed 1
 //! cargo run --release -p cairn-bench -- harvest --workspace /tmp/corpus/n10k/workspace --runs 5
+//! cargo run --release -p cairn-bench -- vector --data /tmp/vbench --model ~/.local/share/cairn/models/all-minilm-l6-v2
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -11,6 +12,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::Context;
+
+mod vector;
 use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress};
 use cairn_store::SqliteStore;
 use clap::{Parser, Subcommand};
@@ -80,6 +83,25 @@ enum Cmd {
         /// Single-query embeddings to time
         #[arg(long, default_value_t = 200)]
         single: usize,
+    },
+    /// Vector search: exact (f32, int8) and HNSW latency, HNSW recall@10, load time, memory; warm hybrid
+    /// recall with the query embedding when `--model` is given.
+    Vector {
+        /// Store sizes (vectors), comma-separated
+        #[arg(long, default_value = "10000,100000", value_delimiter = ',')]
+        sizes: Vec<usize>,
+        /// Vector dimension (384: all-MiniLM-L6-v2)
+        #[arg(long, default_value_t = 384)]
+        dim: usize,
+        /// Queries per measurement
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+        /// A sentence-transformers model directory for the warm hybrid measurement
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Scratch directory for the stores and indexes
+        #[arg(long)]
+        data: PathBuf,
     },
     /// (internal) one harvest in this process, printing a JSON sample.
     #[command(hide = true)]
@@ -278,6 +300,9 @@ fn context_bench(
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
+        Cmd::Vector { sizes, dim, queries, model, data } => {
+            vector::run(&vector::VectorBench { sizes, dim, queries, model, data })?;
+        }
         Cmd::Context { workspace, queries, data, budget, cold, cairn, limit } => {
             let v = context_bench(&workspace, &queries, &data, budget, cold, cairn, limit)?;
             println!("{}", serde_json::to_string_pretty(&v)?);

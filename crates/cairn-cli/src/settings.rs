@@ -75,6 +75,9 @@ pub(crate) struct Settings {
     /// Embeddings (semantic recall).
     #[serde(default)]
     pub embed: cairn_embed::EmbedSettings,
+    /// Vector index and embedding at ingest.
+    #[serde(default)]
+    pub vector: cairn_vector::VectorSettings,
 }
 
 impl Default for Settings {
@@ -92,6 +95,7 @@ impl Default for Settings {
             context: crate::commands::context::ContextSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
             embed: cairn_embed::EmbedSettings::default(),
+            vector: cairn_vector::VectorSettings::default(),
         }
     }
 }

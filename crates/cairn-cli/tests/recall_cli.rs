@@ -90,7 +90,7 @@ fn recall_json_has_hits_parts_reasons_and_lanes() {
     assert!(top["why"]["terms"].as_array().unwrap().iter().any(|t| t == "grib"));
     let lanes: Vec<&str> =
         v["lanes"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
-    assert_eq!(lanes, ["lexical", "tags", "recency"]);
+    assert_eq!(lanes, ["lexical", "vector", "tags", "recency"]);
     assert_eq!(v["query"], "why did the GRIB parser crash?");
 
     // Public-only callers never see the private item, not even in counts.
@@ -190,7 +190,11 @@ fn eval_retrieval_reports_per_category_and_overall() {
         .output()
         .unwrap();
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // No model in this data dir: one lexical run.
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    let v = &runs[0];
+    assert_eq!(v["name"], "lexical");
     assert_eq!(v["documents"], 10);
     assert_eq!(v["questions"], 11);
     let overall = &v["overall"];
@@ -211,6 +215,17 @@ fn eval_retrieval_reports_per_category_and_overall() {
     assert!(out.status.success());
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("Recall@10") && table.contains("NDCG@10") && table.contains("overall"), "{table}");
+
+    // The vector lane without a model is refused with a hint, not silently measured as lexical.
+    let out = cairn(dir.path())
+        .args(["eval", "retrieval", "--lanes", "vector", "--corpus"])
+        .arg(&c)
+        .arg("--queries")
+        .arg(&q)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs an embedding model"));
 
     // A malformed line is reported with its position.
     std::fs::write(&q, "{not json}\n").unwrap();

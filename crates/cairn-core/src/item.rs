@@ -195,6 +195,10 @@ pub struct Why {
     pub tags: Vec<String>,
     /// Lanes that found it (`lexical`, `tags`, `recency`, `vector`, `graph`).
     pub lanes: Vec<String>,
+    /// Its rank (1-based) in each ranking lane that found it (`lexical`, `vector`, `tags`); the lane
+    /// scores are in [`Hit::parts`].
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub ranks: std::collections::BTreeMap<String, usize>,
 }
 
 /// A retrieved chunk with everything needed to rank, explain and render it.

@@ -3,6 +3,8 @@
 //!
 //! - [`sync_index`]: bring the derived full-text index up to the store's ingest log (incremental, or a
 //!   full rebuild when the index is missing, damaged or from another store).
+//! - [`embed_pending`]: embed chunks lacking a current vector (after harvest, capture, reindex);
+//!   [`load_vectors`] / [`sync_vectors`]: the in-memory vector index the recaller's vector lane reads.
 //! - [`context`]: recall → assembly under a token budget, fail-open: a recall failure still yields an
 //!   (empty) assembly whose receipt names the failed lane.
 //!
@@ -37,6 +39,11 @@ use cairn_recall::{RecallIndex, RecallQuery, Recaller};
 use cairn_store::Store;
 use serde::Serialize;
 
+mod vectors;
+pub use vectors::{
+    EmbedProgress, EmbedReport, NoProgress, embed_pending, embed_text, load_vectors, sync_vectors,
+};
+
 /// Result with the engine's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -50,6 +57,9 @@ pub enum Error {
     /// The index failed.
     #[error(transparent)]
     Index(#[from] cairn_recall::Error),
+    /// The vector index failed.
+    #[error(transparent)]
+    Vectors(#[from] cairn_vector::Error),
 }
 
 /// What [`sync_index`] did.

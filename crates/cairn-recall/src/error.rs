@@ -81,6 +81,9 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// The embedder or the vector index failed while building an evaluation corpus.
+    #[error("embedding the corpus failed: {0}")]
+    Embed(String),
     /// The search engine failed while doing `action`.
     #[error("index {action} failed")]
     Engine {
@@ -101,6 +104,7 @@ impl Error {
             Error::Locked { .. } | Error::Io { .. } => ErrorKind::Unavailable,
             Error::ChunkMismatch { .. } | Error::BadLine { .. } => ErrorKind::BadInput,
             Error::Engine { .. } => ErrorKind::Internal,
+            Error::Embed(..) => ErrorKind::Unavailable,
         }
     }
 

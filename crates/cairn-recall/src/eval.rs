@@ -7,14 +7,17 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, Scope, content_hash};
+use cairn_embed::{EmbedKind, Embedder};
+use cairn_vector::{VectorIndex, VectorSettings};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::index::RecallIndex;
-use crate::recall::{RecallQuery, RecallSettings, Recaller};
+use crate::recall::{RecallQuery, RecallSettings, Recaller, VectorLane};
 
 /// One corpus document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,6 +40,48 @@ pub struct EvalDoc {
     /// Tags, optional.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// The date as written in the source (`1:56 pm on 8 May, 2023`), optional.
+    #[serde(default)]
+    pub date: Option<String>,
+    /// The session within the conversation, optional.
+    #[serde(default)]
+    pub session: Option<serde_json::Value>,
+}
+
+/// What text a corpus document is embedded as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocText {
+    /// The text alone.
+    Plain,
+    /// The date, then the text.
+    Dated,
+    /// The previous turn of the same session, then the text.
+    #[default]
+    PreviousTurn,
+    /// The date, the previous turn of the same session, then the text.
+    DatedPreviousTurn,
+}
+
+impl DocText {
+    /// The embedding text of `docs[i]`.
+    pub fn render(self, docs: &[EvalDoc], i: usize) -> String {
+        let d = &docs[i];
+        let prev = (i > 0)
+            .then(|| &docs[i - 1])
+            .filter(|p| p.conversation == d.conversation && p.session == d.session);
+        let date = d.date.as_deref().or(d.timestamp.as_deref()).unwrap_or("");
+        let with_prev = |t: String| match prev {
+            Some(p) => format!("{}\n{t}", p.text),
+            None => t,
+        };
+        match self {
+            DocText::Plain => d.text.clone(),
+            DocText::Dated => format!("[{date}] {}", d.text),
+            DocText::PreviousTurn => with_prev(d.text.clone()),
+            DocText::DatedPreviousTurn => format!("[{date}] {}", with_prev(d.text.clone())),
+        }
+    }
 }
 
 /// One labelled question.
@@ -56,20 +101,52 @@ pub struct EvalQuery {
 }
 
 /// How the evaluation runs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct EvalOptions {
     /// Cut-offs for Recall@k and Hit@k (NDCG is always @10).
     pub ks: Vec<usize>,
     /// Recall settings (lexical-only by default: see [`EvalOptions::lexical`]).
     pub settings: RecallSettings,
+    /// The embedder for the vector lane; `None`: no vector lane.
+    pub embedder: Option<Arc<dyn Embedder>>,
+    /// What each document is embedded as.
+    pub doc_text: DocText,
+    /// Vector index settings.
+    pub vector: VectorSettings,
+}
+
+impl std::fmt::Debug for EvalOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvalOptions")
+            .field("ks", &self.ks)
+            .field("settings", &self.settings)
+            .field("embedder", &self.embedder.as_ref().map(|e| e.model_id().to_owned()))
+            .field("doc_text", &self.doc_text)
+            .finish()
+    }
 }
 
 impl EvalOptions {
     /// Lexical lane only, cut-offs `ks`.
     pub fn lexical(ks: Vec<usize>) -> Self {
-        let settings = RecallSettings { weights: crate::LaneWeights::lexical_only(), ..Default::default() };
-        EvalOptions { ks, settings }
+        let settings = RecallSettings::default().only_lanes(&[crate::lane::LEXICAL]);
+        EvalOptions {
+            ks,
+            settings,
+            embedder: None,
+            doc_text: DocText::default(),
+            vector: VectorSettings::default(),
+        }
     }
+}
+
+/// One named configuration of an [`evaluate_runs`] call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalRun {
+    /// Row label (`lexical`, `vector`, `hybrid`, ...).
+    pub name: String,
+    /// Recall settings of this run.
+    pub settings: RecallSettings,
 }
 
 /// Averages over a set of questions.
@@ -104,6 +181,15 @@ pub struct EvalReport {
     pub query_p50_us: f64,
     /// The settings used.
     pub settings: RecallSettings,
+    /// Run label (see [`evaluate_runs`]).
+    #[serde(default)]
+    pub name: String,
+    /// The embedding model, when the vector lane was available.
+    #[serde(default)]
+    pub model_id: Option<String>,
+    /// Time to embed the corpus, milliseconds (shared by every run of one call).
+    #[serde(default)]
+    pub embed_ms: f64,
 }
 
 fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
@@ -244,6 +330,20 @@ impl Acc {
 
 /// Indexes `docs` in memory, asks every question in its conversation's scope, and scores the ranking.
 pub fn evaluate(docs: &[EvalDoc], queries: &[EvalQuery], opts: &EvalOptions) -> Result<EvalReport> {
+    let run = EvalRun { name: "run".into(), settings: opts.settings.clone() };
+    let mut reports = evaluate_runs(docs, queries, opts, std::slice::from_ref(&run))?;
+    Ok(reports.remove(0))
+}
+
+/// Like [`evaluate`], once per run, indexing (and embedding) the corpus only once. With an embedder,
+/// every document is embedded (as [`EvalOptions::doc_text`] says) and each run's vector lane reads
+/// those vectors; `opts.settings` is ignored in favour of each run's.
+pub fn evaluate_runs(
+    docs: &[EvalDoc],
+    queries: &[EvalQuery],
+    opts: &EvalOptions,
+    runs: &[EvalRun],
+) -> Result<Vec<EvalReport>> {
     let started = Instant::now();
     let index = RecallIndex::in_memory();
     let mut writer = index.writer()?;
@@ -255,8 +355,82 @@ pub fn evaluate(docs: &[EvalDoc], queries: &[EvalQuery], opts: &EvalOptions) -> 
     writer.finish()?;
     let index_ms = started.elapsed().as_secs_f64() * 1000.0;
 
-    let recaller = Recaller::new(&index, opts.settings.clone())?;
-    let max_k = opts.ks.iter().copied().max().unwrap_or(10).max(10);
+    let started = Instant::now();
+    let lane = match &opts.embedder {
+        Some(e) => {
+            let mut vindex = VectorIndex::new(e.model_id(), e.dim(), opts.vector.clone());
+            let texts: Vec<String> = (0..docs.len()).map(|i| opts.doc_text.render(docs, i)).collect();
+            for (batch_no, batch) in texts.chunks(64).enumerate() {
+                let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+                let vecs =
+                    e.embed(&refs, EmbedKind::Document).map_err(|err| Error::Embed(err.to_string()))?;
+                for (j, v) in vecs.iter().enumerate() {
+                    let (item, chunk) = doc_to_item(&docs[batch_no * 64 + j]);
+                    vindex
+                        .upsert(&chunk.id, &item.id, &item.project, item.audience, v)
+                        .map_err(|err| Error::Embed(err.to_string()))?;
+                }
+            }
+            vindex.maintain();
+            let cached: Arc<dyn Embedder> =
+                Arc::new(QueryCache { inner: e.clone(), cache: Default::default() });
+            Some(VectorLane { embedder: cached, index: Arc::new(RwLock::new(vindex)) })
+        }
+        None => None,
+    };
+    let embed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    runs.iter()
+        .map(|run| {
+            let recaller = Recaller::new(&index, run.settings.clone())?.with_vectors(lane.clone());
+            let mut report = ask(&recaller, docs, queries, &opts.ks, &run.settings)?;
+            report.index_ms = index_ms;
+            report.embed_ms = embed_ms;
+            report.name = run.name.clone();
+            report.model_id = opts.embedder.as_ref().map(|e| e.model_id().to_owned());
+            Ok(report)
+        })
+        .collect()
+}
+
+/// Remembers query vectors, so runs after the first one do not embed the same questions again.
+struct QueryCache {
+    inner: Arc<dyn Embedder>,
+    cache: std::sync::Mutex<std::collections::HashMap<String, Vec<f32>>>,
+}
+
+impl Embedder for QueryCache {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn embed(&self, texts: &[&str], kind: EmbedKind) -> cairn_embed::Result<Vec<Vec<f32>>> {
+        if let [text] = texts {
+            if let Some(v) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(*text) {
+                return Ok(vec![v.clone()]);
+            }
+            let v = self.inner.embed(texts, kind)?;
+            if let Some(first) = v.first() {
+                self.cache
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert((*text).to_owned(), first.clone());
+            }
+            return Ok(v);
+        }
+        self.inner.embed(texts, kind)
+    }
+}
+
+fn ask(
+    recaller: &Recaller,
+    docs: &[EvalDoc],
+    queries: &[EvalQuery],
+    ks: &[usize],
+    settings: &RecallSettings,
+) -> Result<EvalReport> {
+    let max_k = ks.iter().copied().max().unwrap_or(10).max(10);
     let now = docs.iter().filter_map(|d| d.timestamp.as_deref().and_then(parse_timestamp)).max().unwrap_or(0);
     let mut overall = Acc::default();
     let mut by_cat: BTreeMap<String, Acc> = BTreeMap::new();
@@ -274,20 +448,23 @@ pub fn evaluate(docs: &[EvalDoc], queries: &[EvalQuery], opts: &EvalOptions) -> 
             }
         }
         let evidence: HashSet<&str> = q.evidence.iter().map(String::as_str).collect();
-        overall.add(&opts.ks, &ranked, &evidence);
-        by_cat.entry(category_label(&q.category)).or_default().add(&opts.ks, &ranked, &evidence);
+        overall.add(ks, &ranked, &evidence);
+        by_cat.entry(category_label(&q.category)).or_default().add(ks, &ranked, &evidence);
     }
     times.sort_by(f64::total_cmp);
     let query_p50_us = times.get(times.len() / 2).copied().unwrap_or(0.0);
     Ok(EvalReport {
         documents: docs.len(),
         questions: queries.len(),
-        ks: opts.ks.clone(),
+        ks: ks.to_vec(),
         overall: overall.finish(),
         by_category: by_cat.into_iter().map(|(k, v)| (k, v.finish())).collect(),
-        index_ms,
+        index_ms: 0.0,
         query_p50_us,
-        settings: opts.settings.clone(),
+        settings: settings.clone(),
+        name: String::new(),
+        model_id: None,
+        embed_ms: 0.0,
     })
 }
 

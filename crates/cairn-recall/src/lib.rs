@@ -71,4 +71,6 @@ mod recall;
 pub use analyzer::{STOP_WORDS, analyze};
 pub use error::{Error, ErrorKind, Result};
 pub use index::{ChunkWriter, RecallIndex, SCHEMA_VERSION};
-pub use recall::{Fusion, LaneWeights, RecallQuery, RecallResult, RecallSettings, Recaller, lane};
+pub use recall::{
+    ALL_LANES, Fusion, LaneWeights, RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane, lane,
+};

@@ -1,11 +1,13 @@
-//! The read side: lanes (lexical, tags, recency), fusion, and hits built from the index alone.
+//! The read side: lanes (lexical, vector, tags, recency), fusion, MMR, and hits built from the index.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
 use cairn_core::{Hit, LaneReport, LaneStatus, Millis, Scope};
+use cairn_embed::{EmbedKind, Embedder};
+use cairn_vector::VectorIndex;
 use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
@@ -21,6 +23,8 @@ use crate::index::{F_AUDIENCE, F_CREATED_AT, F_ORDER_KEY, F_PROJECT, F_TAGS, Rec
 pub mod lane {
     /// BM25 over title and body.
     pub const LEXICAL: &str = "lexical";
+    /// Cosine similarity of the query's embedding to the chunks' embeddings.
+    pub const VECTOR: &str = "vector";
     /// Tags inferred from the query.
     pub const TAGS: &str = "tags";
     /// Exponential decay by age.
@@ -53,6 +57,8 @@ pub enum Fusion {
 pub struct LaneWeights {
     /// BM25 lane.
     pub lexical: f32,
+    /// Vector lane (used when an embedding model is configured).
+    pub vector: f32,
     /// Tag lane.
     pub tags: f32,
     /// Recency lane.
@@ -61,16 +67,35 @@ pub struct LaneWeights {
 
 impl Default for LaneWeights {
     fn default() -> Self {
-        LaneWeights { lexical: 1.0, tags: 0.3, recency: 0.1 }
+        LaneWeights { lexical: 1.0, vector: 1.0, tags: 0.3, recency: 0.1 }
     }
 }
 
 impl LaneWeights {
-    /// Lexical only: what the LoCoMo target is measured with.
+    /// Lexical only.
     pub fn lexical_only() -> Self {
-        LaneWeights { lexical: 1.0, tags: 0.0, recency: 0.0 }
+        LaneWeights { lexical: 1.0, vector: 0.0, tags: 0.0, recency: 0.0 }
+    }
+
+    /// Vector only.
+    pub fn vector_only() -> Self {
+        LaneWeights { lexical: 0.0, vector: 1.0, tags: 0.0, recency: 0.0 }
+    }
+
+    /// The weight of a lane by name (0 for an unknown name).
+    pub fn get(&self, lane: &str) -> f32 {
+        match lane {
+            lane::LEXICAL => self.lexical,
+            lane::VECTOR => self.vector,
+            lane::TAGS => self.tags,
+            lane::RECENCY => self.recency,
+            _ => 0.0,
+        }
     }
 }
+
+/// Every lane name, in report order.
+pub const ALL_LANES: [&str; 4] = [lane::LEXICAL, lane::VECTOR, lane::TAGS, lane::RECENCY];
 
 /// Tunables of recall, resolved once (from config) and passed to [`Recaller`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,6 +113,43 @@ pub struct RecallSettings {
     pub pool: usize,
     /// At most this many distinct query terms are used (the rarest ones, for very long prompts).
     pub max_query_terms: usize,
+    /// Lanes that run (`lexical`, `vector`, `tags`, `recency`); a lane also needs a weight above 0, and
+    /// the vector lane an embedding model.
+    pub lanes: Vec<String>,
+    /// Candidates the vector lane contributes (at least `pool`).
+    pub vector_pool: usize,
+    /// Semantic fallback: when the lexical lane finds fewer than this many candidates, the vector lane
+    /// runs even if it is not among `lanes` (0: never).
+    pub semantic_fallback: usize,
+    /// Maximal marginal relevance re-ranking of the fused list: `λ·relevance − (1−λ)·max similarity to
+    /// the hits above` (needs vectors). 1.0 (or no model) leaves the order alone.
+    pub mmr_lambda: f32,
+}
+
+impl RecallSettings {
+    /// Whether a lane is configured to run (listed in `lanes` with a positive weight).
+    pub fn lane_on(&self, name: &str) -> bool {
+        self.weights.get(name) > 0.0 && self.lanes.iter().any(|l| l == name)
+    }
+
+    /// Keeps only `lanes` (by name) switched on; the others get weight 0.
+    pub fn only_lanes(mut self, lanes: &[&str]) -> Self {
+        self.lanes = lanes.iter().map(|l| (*l).to_owned()).collect();
+        let w = &mut self.weights;
+        for (name, weight) in [
+            (lane::LEXICAL, &mut w.lexical),
+            (lane::VECTOR, &mut w.vector),
+            (lane::TAGS, &mut w.tags),
+            (lane::RECENCY, &mut w.recency),
+        ] {
+            if !lanes.contains(&name) {
+                *weight = 0.0;
+            } else if *weight == 0.0 {
+                *weight = 1.0;
+            }
+        }
+        self
+    }
 }
 
 impl Default for RecallSettings {
@@ -99,6 +161,10 @@ impl Default for RecallSettings {
             title_boost: 2.0,
             pool: 10,
             max_query_terms: 48,
+            lanes: ALL_LANES.iter().map(|l| (*l).to_owned()).collect(),
+            vector_pool: 30,
+            semantic_fallback: 3,
+            mmr_lambda: 1.0,
         }
     }
 }
@@ -136,7 +202,7 @@ pub struct RecallResult {
     pub query_tags: Vec<String>,
     /// Analysed query terms that were searched (stems and CJK bigrams).
     pub query_terms: Vec<String>,
-    /// One report per lane, in the order lexical, tags, recency.
+    /// One report per lane, in the order lexical, vector, tags, recency.
     pub lanes: Vec<LaneReport>,
     /// Problems that did not stop recall (a hit that could not be read, ...). No item text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -153,7 +219,24 @@ struct QueryTerm {
     surface: String,
 }
 
-/// Answers [`RecallQuery`]s from a [`RecallIndex`] without touching the store.
+/// The semantic side of recall: an embedder for queries and the vectors of the stored chunks (made by
+/// the same model).
+#[derive(Clone)]
+pub struct VectorLane {
+    /// Embeds the query.
+    pub embedder: Arc<dyn Embedder>,
+    /// Chunk vectors (kept in step with the store by the engine).
+    pub index: Arc<RwLock<VectorIndex>>,
+}
+
+impl std::fmt::Debug for VectorLane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VectorLane").field("model_id", &self.embedder.model_id()).finish_non_exhaustive()
+    }
+}
+
+/// Answers [`RecallQuery`]s from a [`RecallIndex`] (and a [`VectorLane`], when a model is configured)
+/// without touching the store.
 ///
 /// Cheap to share (`&self` everywhere); call [`Recaller::reload`] after a writer commits.
 pub struct Recaller {
@@ -161,6 +244,7 @@ pub struct Recaller {
     reader: IndexReader,
     settings: RecallSettings,
     recent_cache: Mutex<Option<(u64, ByDate)>>,
+    vectors: Option<VectorLane>,
 }
 
 impl std::fmt::Debug for Recaller {
@@ -287,6 +371,7 @@ impl TopN {
 #[derive(Debug, Default, Clone)]
 struct Candidate {
     lexical: Option<(f32, usize)>,
+    vector: Option<(f32, usize)>,
     tags: Option<(f32, usize)>,
     recency: f32,
     matched_tags: Vec<usize>,
@@ -317,7 +402,18 @@ impl Recaller {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(Error::engine("open reader"))?;
-        Ok(Recaller { index: index.clone(), reader, settings, recent_cache: Mutex::new(None) })
+        Ok(Recaller { index: index.clone(), reader, settings, recent_cache: Mutex::new(None), vectors: None })
+    }
+
+    /// Adds the vector lane (or removes it with `None`).
+    pub fn with_vectors(mut self, lane: Option<VectorLane>) -> Self {
+        self.vectors = lane;
+        self
+    }
+
+    /// The vector lane, when one is attached.
+    pub fn vectors(&self) -> Option<&VectorLane> {
+        self.vectors.as_ref()
     }
 
     /// Picks up the writer's latest commit.
@@ -348,7 +444,7 @@ impl Recaller {
 
         // Lexical lane.
         let started = Instant::now();
-        if s.weights.lexical > 0.0 && !terms.is_empty() {
+        if s.lane_on(lane::LEXICAL) && !terms.is_empty() {
             match self.lexical(&searcher, &terms, &q.scope, pool) {
                 Ok(top) => {
                     lanes.push(lane_report(lane::LEXICAL, LaneStatus::Ok, top.len(), started, None));
@@ -368,10 +464,37 @@ impl Recaller {
             lanes.push(lane_report(lane::LEXICAL, LaneStatus::Skipped, 0, started, None));
         }
 
+        // Vector lane; also the semantic fallback when lexical recall found little.
+        let started = Instant::now();
+        let lexical_found = cands.len();
+        let fallback = s.semantic_fallback > 0 && lexical_found < s.semantic_fallback;
+        let mut vector_weight = s.weights.vector;
+        let mut query_vec: Option<Vec<f32>> = None;
+        match &self.vectors {
+            Some(v) if s.lane_on(lane::VECTOR) || fallback => {
+                if !s.lane_on(lane::VECTOR) {
+                    vector_weight = s.weights.lexical.max(1.0);
+                }
+                match self.vector_lane(v, &searcher, q, s.vector_pool.max(pool)) {
+                    Ok((top, qv)) => {
+                        lanes.push(lane_report(lane::VECTOR, LaneStatus::Ok, top.len(), started, None));
+                        for (rank, (addr, score)) in top.into_iter().enumerate() {
+                            cands.entry(addr).or_default().vector = Some((score, rank));
+                        }
+                        query_vec = Some(qv);
+                    }
+                    Err(e) => {
+                        lanes.push(lane_report(lane::VECTOR, LaneStatus::Failed, 0, started, Some(e)));
+                    }
+                }
+            }
+            _ => lanes.push(lane_report(lane::VECTOR, LaneStatus::Skipped, 0, started, None)),
+        }
+
         // Tag lane.
         let started = Instant::now();
         let mut query_tags = Vec::new();
-        if s.weights.tags > 0.0 {
+        if s.lane_on(lane::TAGS) {
             match self.infer_tags(&searcher, &q.text, &q.scope).and_then(|tags| {
                 let top =
                     if tags.is_empty() { Vec::new() } else { self.tag_lane(&searcher, &tags, q, pool)? };
@@ -407,7 +530,7 @@ impl Recaller {
         // Recency lane: the recent list, and (through `annotate`) a part of every hit's score.
         let started = Instant::now();
         let mut recent = Vec::new();
-        if q.recent_k > 0 || s.weights.recency > 0.0 {
+        if q.recent_k > 0 || s.lane_on(lane::RECENCY) {
             let res =
                 if q.recent_k > 0 { self.recent(&searcher, &q.scope, q.recent_k) } else { Ok(Vec::new()) };
             match res {
@@ -441,8 +564,10 @@ impl Recaller {
 
         // Fusion.
         let best_lex = cands.values().filter_map(|c| c.lexical.map(|l| l.0)).fold(0.0f32, f32::max);
+        let best_vec = cands.values().filter_map(|c| c.vector.map(|l| l.0)).fold(f32::MIN, f32::max);
+        let worst_vec = cands.values().filter_map(|c| c.vector.map(|l| l.0)).fold(f32::MAX, f32::min);
         let n_tags = query_tags.len().max(1) as f32;
-        let recency_on = s.weights.recency > 0.0
+        let recency_on = s.lane_on(lane::RECENCY)
             && lanes.iter().any(|l| l.name == lane::RECENCY && l.status == LaneStatus::Ok);
         let mut fused: Vec<(f32, DocAddress, BTreeMap<String, f32>)> = Vec::with_capacity(cands.len());
         let mut by_recency: Vec<(f32, DocAddress)> = cands.iter().map(|(a, c)| (c.recency, *a)).collect();
@@ -453,8 +578,15 @@ impl Recaller {
             let mut parts = BTreeMap::new();
             let lex = c.lexical.map(|(sc, _)| if best_lex > 0.0 { sc / best_lex } else { 0.0 });
             let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / n_tags);
+            // Min-max within the lane's candidates: cosine similarities of one query crowd together.
+            let vec = c.vector.map(|(sc, _)| {
+                if best_vec > worst_vec { (sc - worst_vec) / (best_vec - worst_vec) } else { 1.0 }
+            });
             if let Some(l) = lex {
                 parts.insert(lane::LEXICAL.to_owned(), l);
+            }
+            if let Some((sim, _)) = c.vector {
+                parts.insert(lane::VECTOR.to_owned(), sim);
             }
             if let Some(t) = tag {
                 parts.insert(lane::TAGS.to_owned(), t);
@@ -466,12 +598,14 @@ impl Recaller {
             let score = match s.fusion {
                 Fusion::Weighted => {
                     w.lexical * lex.unwrap_or(0.0)
+                        + vector_weight * vec.unwrap_or(0.0)
                         + w.tags * tag.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                 }
                 Fusion::Rrf { k } => {
                     let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
                     c.lexical.map_or(0.0, |(_, r)| w.lexical * rrf(r))
+                        + c.vector.map_or(0.0, |(_, r)| vector_weight * rrf(r))
                         + c.tags.map_or(0.0, |(_, r)| w.tags * rrf(r))
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
                 }
@@ -484,6 +618,12 @@ impl Recaller {
             fused.push((quantize(score), *addr, parts));
         }
         fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        if s.mmr_lambda < 1.0
+            && query_vec.is_some()
+            && let Some(v) = &self.vectors
+        {
+            self.mmr(v, &searcher, &mut fused, q.k, s.mmr_lambda);
+        }
         // Keep the top k plus everything tied with the k-th score, so the chunk-id tie-break is exact.
         let cut = if fused.len() > q.k && q.k > 0 {
             let kth = fused[q.k - 1].0;
@@ -500,8 +640,16 @@ impl Recaller {
                     let c = &cands[&addr];
                     hit.score = score;
                     hit.parts = parts;
-                    if c.lexical.is_some() {
+                    if let Some((_, r)) = c.lexical {
                         hit.why.lanes.push(lane::LEXICAL.into());
+                        hit.why.ranks.insert(lane::LEXICAL.into(), r + 1);
+                    }
+                    if let Some((_, r)) = c.vector {
+                        hit.why.lanes.push(lane::VECTOR.into());
+                        hit.why.ranks.insert(lane::VECTOR.into(), r + 1);
+                    }
+                    if let Some((_, r)) = c.tags {
+                        hit.why.ranks.insert(lane::TAGS.into(), r + 1);
                     }
                     if !c.matched_tags.is_empty() {
                         hit.why.lanes.push(lane::TAGS.into());
@@ -527,6 +675,129 @@ impl Recaller {
             query_terms: terms.into_iter().map(|t| t.term).collect(),
             lanes,
             warnings,
+        }
+    }
+
+    /// Embeds the query and searches the vectors in scope; returns index addresses with their cosine
+    /// similarity, best first, and the query vector.
+    fn vector_lane(
+        &self,
+        v: &VectorLane,
+        searcher: &Searcher,
+        q: &RecallQuery,
+        pool: usize,
+    ) -> std::result::Result<(Vec<(DocAddress, f32)>, Vec<f32>), String> {
+        let mut vecs = v.embedder.embed(&[q.text.as_str()], EmbedKind::Query).map_err(|e| e.to_string())?;
+        let qv = vecs.pop().filter(|x| !x.is_empty()).ok_or("the embedder returned no vector")?;
+        let index = v.index.read().map_err(|_| "the vector index is poisoned".to_owned())?;
+        if index.dim() != qv.len() {
+            return Err(format!(
+                "query vector has {} dimensions, stored vectors {} (model `{}`)",
+                qv.len(),
+                index.dim(),
+                index.model_id()
+            ));
+        }
+        let (hits, _) = index.search(&qv, &q.scope, pool);
+        drop(index);
+        let scopes: Vec<SegmentScope<'_>> = searcher
+            .segment_readers()
+            .iter()
+            .map(|r| SegmentScope::new(r, &q.scope))
+            .collect::<Result<_>>()
+            .map_err(|e| e.to_string())?;
+        let mut out = Vec::with_capacity(hits.len());
+        for h in hits {
+            // Vectors of chunks the full-text index does not hold (yet) are skipped; the scope is
+            // checked again on the index's own fields.
+            if let Some(addr) = self.address_of(searcher, &h.chunk_id).map_err(|e| e.to_string())?
+                && scopes[addr.segment_ord as usize].admits(addr.doc_id)
+            {
+                out.push((addr, h.score));
+            }
+        }
+        Ok((out, qv))
+    }
+
+    /// The index address of a live chunk.
+    fn address_of(&self, searcher: &Searcher, chunk_id: &str) -> Result<Option<DocAddress>> {
+        let term = Term::from_field_text(self.index.fields.chunk_id, chunk_id);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let inv = reader.inverted_index(term.field()).map_err(Error::engine("search"))?;
+            let Some(mut postings) = inv
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(|e| Error::Engine { action: "search", source: e.into() })?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != tantivy::TERMINATED {
+                if !reader.is_deleted(doc) {
+                    return Ok(Some(DocAddress::new(ord as u32, doc)));
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(None)
+    }
+
+    /// Re-orders the head of `fused` by maximal marginal relevance (chunks without a vector keep their
+    /// relevance and are never penalised).
+    fn mmr(
+        &self,
+        v: &VectorLane,
+        searcher: &Searcher,
+        fused: &mut Vec<(f32, DocAddress, BTreeMap<String, f32>)>,
+        k: usize,
+        lambda: f32,
+    ) {
+        let head = fused.len().min(k.max(1) * 3);
+        if head < 2 {
+            return;
+        }
+        let Ok(index) = v.index.read() else { return };
+        let best = fused[0].0.max(f32::MIN_POSITIVE);
+        let vecs: Vec<Option<Vec<f32>>> = fused[..head]
+            .iter()
+            .map(|(_, addr, _)| {
+                let doc = searcher.doc::<tantivy::TantivyDocument>(*addr).ok()?;
+                let id =
+                    tantivy::schema::Value::as_str(&doc.get_first(self.index.fields.chunk_id)?)?.to_owned();
+                index.vector(&id).map(<[f32]>::to_vec)
+            })
+            .collect();
+        drop(index);
+        let mut rest: Vec<usize> = (0..head).collect();
+        let mut order: Vec<usize> = Vec::with_capacity(head);
+        while !rest.is_empty() {
+            let mut pick = 0;
+            let mut pick_score = f32::NEG_INFINITY;
+            for (i, &c) in rest.iter().enumerate() {
+                let rel = fused[c].0 / best;
+                let red = match &vecs[c] {
+                    Some(vc) => order
+                        .iter()
+                        .filter_map(|&o| vecs[o].as_ref())
+                        .map(|vo| cairn_vector::kernel::dot(vc, vo))
+                        .fold(0.0f32, f32::max),
+                    None => 0.0,
+                };
+                let score = lambda * rel - (1.0 - lambda) * red;
+                if score > pick_score {
+                    pick_score = score;
+                    pick = i;
+                }
+            }
+            order.push(rest.remove(pick));
+        }
+        // The new order takes over the old scores position by position (so later sorts keep it); what is
+        // below the re-ranked head cannot reach the top k any more.
+        let scores: Vec<f32> = fused[..head].iter().map(|e| e.0).collect();
+        let reordered: Vec<_> = order.iter().map(|&i| fused[i].clone()).collect();
+        fused.truncate(head);
+        for (pos, mut e) in reordered.into_iter().enumerate() {
+            e.0 = scores[pos];
+            fused[pos] = e;
         }
     }
 

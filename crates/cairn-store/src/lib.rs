@@ -169,6 +169,62 @@ pub struct HarvestRun {
     pub summary: Option<serde_json::Value>,
 }
 
+/// A chunk whose vector under a model is missing or stale (its content changed since it was embedded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingChunk {
+    /// The chunk id (for an item stored without chunks: its whole-text chunk, ordinal 0).
+    pub chunk_id: String,
+    /// The item.
+    pub item_id: String,
+    /// The item's title.
+    pub title: String,
+    /// The chunk's section heading (may be empty).
+    pub heading: String,
+    /// The chunk text.
+    pub text: String,
+    /// The chunk's content hash, stored with its vector.
+    pub content_hash: String,
+}
+
+/// A vector to store for a chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewVector {
+    /// The chunk id.
+    pub chunk_id: String,
+    /// Its item.
+    pub item_id: String,
+    /// The chunk's content hash at embedding time.
+    pub content_hash: String,
+    /// The vector.
+    pub vector: Vec<f32>,
+}
+
+/// A stored, current vector with what scope checks need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredVector {
+    /// Position in the vector log (grows with every write).
+    pub vseq: u64,
+    /// The chunk id.
+    pub chunk_id: String,
+    /// Its item.
+    pub item_id: String,
+    /// The item's project.
+    pub project: String,
+    /// The item's audience.
+    pub audience: Audience,
+    /// The vector.
+    pub vector: Vec<f32>,
+}
+
+/// Counts of vectors under one model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct VectorStatus {
+    /// Chunks with a current vector.
+    pub current: u64,
+    /// Chunks lacking one (new, changed, or embedded by another model).
+    pub pending: u64,
+}
+
 /// The store interface every backend implements. Kept narrow on purpose: a shared server database
 /// for teams only needs to implement these.
 pub trait Store {
@@ -196,4 +252,24 @@ pub trait Store {
     fn finish_harvest(&mut self, run: i64, at: Millis, summary: &serde_json::Value) -> Result<()>;
     /// Counts for `cairn status`.
     fn status(&self) -> Result<StoreStatus>;
+
+    /// Up to `limit` chunks without a current vector under `model_id` (missing, stale content, or another
+    /// dimension), in item then chunk order.
+    fn pending_vectors(&self, model_id: &str, dim: usize, limit: usize) -> Result<Vec<PendingChunk>>;
+    /// Current and pending vector counts under `model_id`.
+    fn vector_status(&self, model_id: &str, dim: usize) -> Result<VectorStatus>;
+    /// Store vectors (replacing any earlier one of the same chunk and model) in one transaction. Vectors
+    /// of chunks or items that no longer exist, or whose content changed meanwhile, are dropped.
+    fn put_vectors(&mut self, model_id: &str, vectors: &[NewVector]) -> Result<usize>;
+    /// Visit every current vector of `model_id` and dimension `dim` written after `vseq`, in vseq order;
+    /// returns the last vseq of that model (or `vseq` when nothing is newer).
+    fn vectors_since(
+        &self,
+        model_id: &str,
+        dim: usize,
+        vseq: u64,
+        f: &mut dyn FnMut(StoredVector),
+    ) -> Result<u64>;
+    /// The current vectors of one item under `model_id`.
+    fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>>;
 }

@@ -9,7 +9,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::migrate::{SCHEMA_VERSION, migrate};
 use crate::{
-    Change, Error, FileState, HarvestRun, Result, Store, StoreStatus, TurnOutcome, TurnRecord, Write,
+    Change, Error, FileState, HarvestRun, NewVector, PendingChunk, Result, Store, StoreStatus, StoredVector,
+    TurnOutcome, TurnRecord, VectorStatus, Write,
 };
 
 /// A store in one SQLite file (WAL journal, foreign keys on, `synchronous = NORMAL`).
@@ -20,6 +21,8 @@ use crate::{
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// Whether the schema has the `vectors` table (false only for stores opened at an older version).
+    has_vectors: bool,
 }
 
 impl SqliteStore {
@@ -37,8 +40,8 @@ impl SqliteStore {
         let mut conn =
             Connection::open(path).map_err(|source| Error::Open { path: path.to_owned(), source })?;
         Self::configure(&conn, path)?;
-        migrate(&mut conn, path, version)?;
-        Ok(Self { conn, path: path.to_owned() })
+        let version = migrate(&mut conn, path, version)?;
+        Ok(Self { conn, path: path.to_owned(), has_vectors: version >= VECTORS_VERSION })
     }
 
     /// Open an existing store read-only (no migration; an older schema is an error).
@@ -58,7 +61,7 @@ impl SqliteStore {
                 reason: format!("schema version {version} needs migrating; open it for writing once"),
             });
         }
-        Ok(Self { conn, path: path.to_owned() })
+        Ok(Self { conn, path: path.to_owned(), has_vectors: true })
     }
 
     fn configure(conn: &Connection, path: &Path) -> Result<()> {
@@ -177,7 +180,11 @@ fn log(
     Ok(tx.last_insert_rowid() as u64)
 }
 
+/// The schema version that added the `vectors` table.
+const VECTORS_VERSION: u32 = 3;
+
 fn upsert_item(
+    has_vectors: bool,
     tx: &rusqlite::Transaction<'_>,
     item: &Item,
     chunks: &[Chunk],
@@ -227,6 +234,9 @@ fn upsert_item(
             ])?;
         }
     }
+    if has_vectors {
+        drop_stale_vectors(tx, item, chunks)?;
+    }
     {
         let mut ins = tx
             .prepare_cached("INSERT OR IGNORE INTO item_tags (tag, item_id, explicit) VALUES (?1, ?2, ?3)")?;
@@ -236,6 +246,77 @@ fn upsert_item(
     }
     Ok(seq)
 }
+
+/// Deletes the item's vectors whose chunk is gone or whose content changed (they would never be
+/// current again); vectors of unchanged chunks survive the rewrite.
+fn drop_stale_vectors(tx: &rusqlite::Transaction<'_>, item: &Item, chunks: &[Chunk]) -> Result<()> {
+    let whole = [(Chunk::make_id(&item.id, 0), item.content_hash.clone())];
+    let keep: Vec<(String, String)> = if chunks.is_empty() {
+        whole.to_vec()
+    } else {
+        chunks.iter().map(|c| (c.id.clone(), c.content_hash.clone())).collect()
+    };
+    let existing: Vec<(i64, String, String)> = {
+        let mut stmt =
+            tx.prepare_cached("SELECT vseq, chunk_id, content_hash FROM vectors WHERE item_id = ?1")?;
+        stmt.query_map([&item.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    let mut del = tx.prepare_cached("DELETE FROM vectors WHERE vseq = ?1")?;
+    for (vseq, chunk_id, hash) in existing {
+        if !keep.iter().any(|(id, h)| *id == chunk_id && *h == hash) {
+            del.execute([vseq])?;
+        }
+    }
+    Ok(())
+}
+
+/// Little-endian f32 bytes of a vector.
+fn vector_to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn blob_to_vector(id: &str, blob: &[u8], dim: usize) -> Result<Vec<f32>> {
+    if blob.len() != dim * 4 {
+        return Err(Error::Corrupt {
+            id: id.to_owned(),
+            reason: format!("vector of {} bytes, expected {} (dim {dim})", blob.len(), dim * 4),
+        });
+    }
+    Ok(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+}
+
+/// Current vectors joined with their item's project and audience. `?1` model, `?2` dim.
+const VECTOR_SELECT: &str = "SELECT v.vseq, v.chunk_id, v.item_id, i.project, i.audience, v.vector \
+     FROM vectors v JOIN items i ON i.id = v.item_id WHERE v.model_id = ?1 AND v.dim = ?2";
+
+fn decode_vector(row: &rusqlite::Row<'_>, dim: usize) -> rusqlite::Result<Result<StoredVector>> {
+    let chunk_id: String = row.get(1)?;
+    let audience: String = row.get(4)?;
+    let blob: Vec<u8> = row.get(5)?;
+    Ok((|| {
+        Ok(StoredVector {
+            vseq: row.get::<_, i64>(0)? as u64,
+            item_id: row.get(2)?,
+            project: row.get(3)?,
+            audience: audience
+                .parse::<Audience>()
+                .map_err(|reason| Error::Corrupt { id: chunk_id.clone(), reason })?,
+            vector: blob_to_vector(&chunk_id, &blob, dim)?,
+            chunk_id: chunk_id.clone(),
+        })
+    })())
+}
+
+/// Chunks (and whole-text chunks of chunkless items) lacking a current vector. `?1` model, `?2` dim.
+const PENDING_FROM: &str = "FROM (\
+     SELECT c.id AS chunk_id, c.item_id, i.title, c.heading, c.text, c.content_hash, c.ordinal \
+       FROM chunks c JOIN items i ON i.id = c.item_id \
+     UNION ALL \
+     SELECT i.id || '#0', i.id, i.title, '', i.text, i.content_hash, 0 FROM items i \
+       WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.item_id = i.id)) p \
+     WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = p.chunk_id AND v.model_id = ?1 \
+       AND v.content_hash = p.content_hash AND v.dim = ?2)";
 
 fn put_file(tx: &rusqlite::Transaction<'_>, f: &FileState) -> Result<()> {
     tx.prepare_cached(
@@ -253,7 +334,7 @@ impl Store for SqliteStore {
         for w in writes {
             match w {
                 Write::Upsert { item, chunks, explicit_tags, file } => {
-                    upsert_item(&tx, item, chunks, explicit_tags, source)?;
+                    upsert_item(self.has_vectors, &tx, item, chunks, explicit_tags, source)?;
                     if let Some(f) = file {
                         put_file(&tx, f)?;
                     }
@@ -328,7 +409,7 @@ impl Store for SqliteStore {
             return Ok(TurnOutcome::Duplicate { item_id });
         }
         let explicit = turn.item.tags.clone();
-        let seq = upsert_item(&tx, &turn.item, &chunks, &explicit, "capture")?;
+        let seq = upsert_item(self.has_vectors, &tx, &turn.item, &chunks, &explicit, "capture")?;
         tx.execute(
             "INSERT INTO turns (session_key, turn_id, item_id, ts) VALUES (?1, ?2, ?3, ?4)",
             params![turn.session_key, turn.turn_id, turn.item.id, turn.ts],
@@ -450,5 +531,109 @@ impl Store for SqliteStore {
             last_seq: self.last_seq()?,
             last_harvest,
         })
+    }
+
+    fn pending_vectors(&self, model_id: &str, dim: usize, limit: usize) -> Result<Vec<PendingChunk>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT p.chunk_id, p.item_id, p.title, p.heading, p.text, p.content_hash {PENDING_FROM} \
+             ORDER BY p.item_id, p.ordinal LIMIT ?3"
+        ))?;
+        let rows =
+            stmt.query_map(params![model_id, dim as i64, limit.min(i64::MAX as usize) as i64], |r| {
+                Ok(PendingChunk {
+                    chunk_id: r.get(0)?,
+                    item_id: r.get(1)?,
+                    title: r.get(2)?,
+                    heading: r.get(3)?,
+                    text: r.get(4)?,
+                    content_hash: r.get(5)?,
+                })
+            })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn vector_status(&self, model_id: &str, dim: usize) -> Result<VectorStatus> {
+        let pending: i64 = self.conn.query_row(
+            &format!("SELECT count(*) {PENDING_FROM}"),
+            params![model_id, dim as i64],
+            |r| r.get(0),
+        )?;
+        let current: i64 = self.conn.query_row(
+            "SELECT count(*) FROM vectors WHERE model_id = ?1 AND dim = ?2",
+            params![model_id, dim as i64],
+            |r| r.get(0),
+        )?;
+        Ok(VectorStatus { current: current as u64, pending: pending as u64 })
+    }
+
+    fn put_vectors(&mut self, model_id: &str, vectors: &[NewVector]) -> Result<usize> {
+        let tx = self.conn.transaction()?;
+        let mut written = 0;
+        {
+            // Only vectors of chunks that still have this content are written.
+            let mut current = tx.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?1 AND item_id = ?2 AND content_hash = ?3) \
+                 OR EXISTS (SELECT 1 FROM items i WHERE i.id = ?2 AND i.id || '#0' = ?1 AND i.content_hash = ?3 \
+                   AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.item_id = i.id))",
+            )?;
+            let mut del = tx.prepare_cached("DELETE FROM vectors WHERE chunk_id = ?1 AND model_id = ?2")?;
+            let mut ins = tx.prepare_cached(
+                "INSERT INTO vectors (chunk_id, model_id, item_id, content_hash, dim, vector) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for v in vectors {
+                if v.vector.is_empty() {
+                    return Err(Error::Corrupt { id: v.chunk_id.clone(), reason: "empty vector".into() });
+                }
+                let ok: bool =
+                    current.query_row(params![v.chunk_id, v.item_id, v.content_hash], |r| r.get(0))?;
+                if !ok {
+                    continue;
+                }
+                del.execute(params![v.chunk_id, model_id])?;
+                ins.execute(params![
+                    v.chunk_id,
+                    model_id,
+                    v.item_id,
+                    v.content_hash,
+                    v.vector.len() as i64,
+                    vector_to_blob(&v.vector)
+                ])?;
+                written += 1;
+            }
+        }
+        tx.commit()?;
+        Ok(written)
+    }
+
+    fn vectors_since(
+        &self,
+        model_id: &str,
+        dim: usize,
+        vseq: u64,
+        f: &mut dyn FnMut(StoredVector),
+    ) -> Result<u64> {
+        let mut stmt =
+            self.conn.prepare_cached(&format!("{VECTOR_SELECT} AND v.vseq > ?3 ORDER BY v.vseq"))?;
+        let mut last = vseq;
+        let rows = stmt.query_map(params![model_id, dim as i64, vseq as i64], |r| decode_vector(r, dim))?;
+        for row in rows {
+            let v = row??;
+            last = last.max(v.vseq);
+            f(v);
+        }
+        let max: i64 = self.conn.query_row(
+            "SELECT coalesce(max(vseq), 0) FROM vectors WHERE model_id = ?1",
+            [model_id],
+            |r| r.get(0),
+        )?;
+        Ok(last.max(max as u64))
+    }
+
+    fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>> {
+        let mut stmt =
+            self.conn.prepare_cached(&format!("{VECTOR_SELECT} AND v.item_id = ?3 ORDER BY v.vseq"))?;
+        let rows = stmt.query_map(params![model_id, dim as i64, item_id], |r| decode_vector(r, dim))?;
+        rows.map(|r| r?).collect()
     }
 }

@@ -111,10 +111,94 @@ pub(crate) fn open_synced_index(settings: &Settings) -> anyhow::Result<RecallInd
     RecallIndex::open(&dir).with_context(|| format!("opening the index `{}`", dir.display()))
 }
 
-/// Open the recall side for reading (see [`open_synced_index`]).
+/// Open the recall side for reading (see [`open_synced_index`]), with the vector lane when a model is
+/// configured and installed.
 pub(crate) fn open_recaller(settings: &Settings) -> anyhow::Result<Recaller> {
+    open_recaller_with(settings, settings.recall.clone())
+}
+
+/// [`open_recaller`] with other recall settings.
+pub(crate) fn open_recaller_with(
+    settings: &Settings,
+    recall: cairn_recall::RecallSettings,
+) -> anyhow::Result<Recaller> {
     let index = open_synced_index(settings)?;
-    Ok(Recaller::new(&index, settings.recall.clone())?)
+    let lane = vector_lane(settings);
+    Ok(Recaller::new(&index, recall)?.with_vectors(lane))
+}
+
+/// The embedder and the vectors of the store, when a model is configured and usable. Without one
+/// recall is lexical (the note is printed once); a failure to read vectors is a warning, never an error.
+pub(crate) fn vector_lane(settings: &Settings) -> Option<cairn_recall::VectorLane> {
+    if !settings.recall.lane_on(cairn_recall::lane::VECTOR) && settings.recall.semantic_fallback == 0 {
+        return None;
+    }
+    let embedder = cairn_embed::open_or_warn_once(&settings.embed, &settings.data_dir)?;
+    let store = match SqliteStore::open_read_only(&settings.store_path()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("warning: vector lane off: {e}");
+            return None;
+        }
+    };
+    match cairn_engine::load_vectors(&store, &*embedder, settings.vector.clone()) {
+        Ok(index) => Some(cairn_recall::VectorLane { embedder, index }),
+        Err(e) => {
+            eprintln!("warning: vector lane off: {e}");
+            None
+        }
+    }
+}
+
+/// Draws embedding progress on stderr.
+struct EmbedBar(indicatif::ProgressBar);
+
+impl cairn_engine::EmbedProgress for EmbedBar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn inc(&self, n: u64) {
+        self.0.inc(n);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// Embeds the chunks lacking a vector under the configured model (after a harvest, capture or
+/// reindex). No model: skipped (the note is printed once). An embedder failure is a warning: the items
+/// are stored and their vectors stay pending for the next run.
+pub(crate) fn embed_pending(
+    settings: &Settings,
+    store: &mut SqliteStore,
+    show_progress: bool,
+) -> anyhow::Result<Option<cairn_engine::EmbedReport>> {
+    let Some(embedder) = cairn_embed::open_or_warn_once(&settings.embed, &settings.data_dir) else {
+        return Ok(None);
+    };
+    use std::io::IsTerminal;
+    let bar = if show_progress && std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} embedding [{bar:30}] {pos}/{len} chunks ({per_sec})",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let report = cairn_engine::embed_pending(store, &*embedder, settings.vector.embed_batch, &EmbedBar(bar))
+        .context("storing vectors")?;
+    if let Some(e) = &report.error {
+        eprintln!(
+            "warning: embedding stopped: {e}; {} chunks stay without vectors and are retried next run",
+            report.pending
+        );
+    }
+    Ok(Some(report))
 }
 
 fn parse_now(s: &str) -> anyhow::Result<i64> {
@@ -179,6 +263,8 @@ pub(crate) fn reindex(args: ReindexArgs, settings: &Settings) -> anyhow::Result<
     let index =
         RecallIndex::recreate(&dir).with_context(|| format!("recreating the index `{}`", dir.display()))?;
     let report = cairn_engine::rebuild_index(&store, &index)?;
+    let mut store = store;
+    embed_pending(settings, &mut store, !args.json)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {

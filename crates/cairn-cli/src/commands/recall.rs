@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use cairn_core::Scope;
-use cairn_recall::eval::{EvalOptions, evaluate, load_corpus, load_queries};
-use cairn_recall::{LaneWeights, RecallQuery, RecallSettings, Recaller};
+use cairn_recall::eval::{DocText, EvalOptions, EvalRun, evaluate_runs, load_corpus, load_queries};
+use cairn_recall::{ALL_LANES, Fusion, LaneWeights, RecallQuery, RecallSettings, Recaller, lane};
 use clap::Args;
 use serde::Serialize;
 
@@ -35,9 +35,12 @@ pub(crate) struct RecallArgs {
     /// Measure recency from this time (milliseconds since the epoch; default: now)
     #[arg(long)]
     pub now: Option<i64>,
-    /// Lexical lane only (no tag or recency boosts)
-    #[arg(long)]
+    /// Lexical lane only (no vector, tag or recency lanes)
+    #[arg(long, conflicts_with = "lanes")]
     pub lexical_only: bool,
+    /// Only these lanes, comma-separated: lexical, vector, tags, recency (default: `recall.lanes`)
+    #[arg(long, value_delimiter = ',')]
+    pub lanes: Vec<String>,
     /// Machine-readable output
     #[arg(long)]
     pub json: bool,
@@ -54,9 +57,36 @@ pub(crate) struct EvalRetrievalArgs {
     /// Cut-offs, comma-separated
     #[arg(long, default_value = "1,5,10", value_delimiter = ',')]
     pub k: Vec<usize>,
-    /// Use every lane (tags, recency) instead of lexical recall alone
-    #[arg(long)]
+    /// Runs to report, comma-separated or repeated, each a row set: `lexical`, `vector`, `hybrid`
+    /// (lexical + vector), `all` (every lane of `recall.lanes`), or lanes joined by `+`
+    /// (`lexical+vector+tags`). Default: `lexical,vector,hybrid` with a model, `lexical` without
+    #[arg(long, value_delimiter = ',')]
+    pub lanes: Vec<String>,
+    /// Use every lane (tags, recency) instead of lexical recall alone (same as `--lanes all`)
+    #[arg(long, conflicts_with = "lanes")]
     pub all_lanes: bool,
+    /// Fusion: `rrf` or `weighted` (default: `recall.fusion`)
+    #[arg(long)]
+    pub fusion: Option<String>,
+    /// RRF constant k (with `--fusion rrf`)
+    #[arg(long, default_value_t = 60.0)]
+    pub rrf_k: f32,
+    /// Weight of the vector lane relative to lexical (default: `recall.weights.vector`)
+    #[arg(long)]
+    pub vector_weight: Option<f32>,
+    /// MMR λ (1: off; default `recall.mmr_lambda`)
+    #[arg(long)]
+    pub mmr: Option<f32>,
+    /// What each document is embedded as: plain, dated, previous_turn, dated_previous_turn
+    #[arg(long, default_value = "previous_turn")]
+    pub doc_text: String,
+    /// Only questions of these conversations (comma-separated ids), e.g. to tune on one half and test
+    /// on the other
+    #[arg(long, value_delimiter = ',')]
+    pub conversations: Vec<String>,
+    /// Lexical only even when a model is installed
+    #[arg(long)]
+    pub no_model: bool,
     /// Machine-readable output
     #[arg(long)]
     pub json: bool,
@@ -88,7 +118,17 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
     if args.lexical_only {
         recall_settings.weights = LaneWeights::lexical_only();
     }
-    let recaller = Recaller::new(&index, recall_settings).context("cannot read the recall index")?;
+    if !args.lanes.is_empty() {
+        let lanes = parse_lanes(&args.lanes.join("+"))?;
+        recall_settings = recall_settings.only_lanes(&lanes);
+    }
+    let lane = if recall_settings.lane_on(lane::VECTOR) || recall_settings.semantic_fallback > 0 {
+        crate::commands::context::vector_lane(settings)
+    } else {
+        None
+    };
+    let recaller =
+        Recaller::new(&index, recall_settings).context("cannot read the recall index")?.with_vectors(lane);
     let scope = if args.public_only { Scope::public_only(args.project) } else { Scope::owner(args.project) };
     let mut query = RecallQuery::new(args.query.clone(), scope, args.k, args.now.unwrap_or_else(now_millis));
     query.recent_k = args.recent;
@@ -119,6 +159,10 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
         if !hit.why.tags.is_empty() {
             why.push(format!("tags: {}", hit.why.tags.join(", ")));
         }
+        if !hit.why.ranks.is_empty() {
+            let ranks: Vec<String> = hit.why.ranks.iter().map(|(l, r)| format!("{l} #{r}")).collect();
+            why.push(format!("lanes: {}", ranks.join(", ")));
+        }
         if !why.is_empty() {
             writeln!(out, "    {}", why.join("; "))?;
         }
@@ -140,27 +184,138 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, _settings: &Settings) -> anyhow::Result<ExitCode> {
-    let docs = load_corpus(&args.corpus)?;
-    let queries = load_queries(&args.queries)?;
-    anyhow::ensure!(!args.k.is_empty() && args.k.iter().all(|&k| k > 0), "`--k` needs positive cut-offs");
-    let mut opts = EvalOptions::lexical(args.k.clone());
-    if args.all_lanes {
-        opts.settings = RecallSettings::default();
+/// Lane names from a `+`-joined list, checked.
+fn parse_lanes(spec: &str) -> anyhow::Result<Vec<&'static str>> {
+    let mut out = Vec::new();
+    for part in spec.split('+').map(str::trim).filter(|p| !p.is_empty()) {
+        let name = ALL_LANES
+            .iter()
+            .find(|l| **l == part)
+            .ok_or_else(|| anyhow::anyhow!("unknown lane `{part}` (lanes: {})", ALL_LANES.join(", ")))?;
+        if !out.contains(name) {
+            out.push(*name);
+        }
     }
-    let report = evaluate(&docs, &queries, &opts)?;
+    anyhow::ensure!(!out.is_empty(), "no lane given");
+    Ok(out)
+}
+
+pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let docs = load_corpus(&args.corpus)?;
+    let mut queries = load_queries(&args.queries)?;
+    if !args.conversations.is_empty() {
+        queries.retain(|q| args.conversations.contains(&q.conversation));
+    }
+    anyhow::ensure!(!args.k.is_empty() && args.k.iter().all(|&k| k > 0), "`--k` needs positive cut-offs");
+    let embedder = if args.no_model {
+        None
+    } else {
+        cairn_embed::open_or_warn_once(&settings.embed, &settings.data_dir)
+    };
+    let mut base = settings.recall.clone();
+    match args.fusion.as_deref() {
+        None => {}
+        Some("rrf") => base.fusion = Fusion::Rrf { k: args.rrf_k },
+        Some("weighted") => base.fusion = Fusion::Weighted,
+        Some(other) => anyhow::bail!("`--fusion {other}`: expected `rrf` or `weighted`"),
+    }
+    if let Some(w) = args.vector_weight {
+        base.weights.vector = w;
+    }
+    if let Some(m) = args.mmr {
+        anyhow::ensure!((0.0..=1.0).contains(&m), "`--mmr` must be within 0..=1");
+        base.mmr_lambda = m;
+    }
+    let doc_text: DocText = serde_json::from_value(serde_json::Value::String(args.doc_text.clone()))
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "`--doc-text {}`: expected plain, dated, previous_turn or dated_previous_turn",
+                args.doc_text
+            )
+        })?;
+    let specs: Vec<String> = if args.all_lanes {
+        vec!["all".into()]
+    } else if !args.lanes.is_empty() {
+        args.lanes.clone()
+    } else if embedder.is_some() {
+        vec!["lexical".into(), "vector".into(), "hybrid".into()]
+    } else {
+        vec!["lexical".into()]
+    };
+    let mut runs = Vec::new();
+    for spec in &specs {
+        // `lanes@modifier@...`: rrf<k>, weighted, mmr<λ>, w<vector weight>, pool<n>.
+        let mut pieces = spec.split('@');
+        let lanes_part = pieces.next().unwrap_or_default();
+        let mut base = base.clone();
+        for m in pieces {
+            let num = |prefix: &str| -> anyhow::Result<f32> {
+                m[prefix.len()..].parse().map_err(|_| anyhow::anyhow!("`{spec}`: bad modifier `{m}`"))
+            };
+            if m == "weighted" {
+                base.fusion = Fusion::Weighted;
+            } else if m.starts_with("rrf") {
+                base.fusion = Fusion::Rrf { k: num("rrf")? };
+            } else if m.starts_with("mmr") {
+                base.mmr_lambda = num("mmr")?;
+            } else if m.starts_with("pool") {
+                base.vector_pool = num("pool")? as usize;
+            } else if m.starts_with('w') {
+                base.weights.vector = num("w")?;
+            } else {
+                anyhow::bail!(
+                    "`{spec}`: unknown modifier `{m}` (rrf<k>, weighted, mmr<λ>, w<weight>, pool<n>)"
+                );
+            }
+        }
+        let settings = match lanes_part {
+            "all" => {
+                let lanes: Vec<&str> =
+                    ALL_LANES.iter().copied().filter(|l| base.lanes.iter().any(|x| x == l)).collect();
+                base.clone().only_lanes(&lanes)
+            }
+            "hybrid" => base.clone().only_lanes(&[lane::LEXICAL, lane::VECTOR]),
+            other => base.clone().only_lanes(&parse_lanes(other)?),
+        };
+        // Rows measure the lanes as asked: no fallback lane sneaks in.
+        let settings = RecallSettings { semantic_fallback: 0, ..settings };
+        if settings.lane_on(lane::VECTOR) && embedder.is_none() {
+            anyhow::bail!(
+                "`--lanes {spec}` needs an embedding model\n\nhint: run `cairn models install`, or configure `[embed]`"
+            );
+        }
+        runs.push(EvalRun { name: spec.clone(), settings });
+    }
+    let opts = EvalOptions {
+        ks: args.k.clone(),
+        settings: base.clone(),
+        embedder,
+        doc_text,
+        vector: settings.vector.clone(),
+    };
+    let reports = evaluate_runs(&docs, &queries, &opts, &runs)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
+        serde_json::to_writer_pretty(&mut out, &reports)?;
         writeln!(out)?;
-    } else {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for report in &reports {
+        writeln!(out, "== {} ==", report.name)?;
         write!(out, "{}", report.table())?;
+        writeln!(out)?;
+    }
+    if let Some(r) = reports.first() {
+        let model = r.model_id.as_deref().unwrap_or("none");
         writeln!(
             out,
-            "\n{} documents, {} questions; index {:.0} ms, recall p50 {:.0} µs",
-            report.documents, report.questions, report.index_ms, report.query_p50_us
+            "{} documents, {} questions; model {model}; index {:.0} ms, embed {:.0} ms",
+            r.documents, r.questions, r.index_ms, r.embed_ms
         )?;
+        for r in &reports {
+            writeln!(out, "  {}: recall p50 {:.0} µs", r.name, r.query_p50_us)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

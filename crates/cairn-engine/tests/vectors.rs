@@ -1,0 +1,203 @@
+//! Embedding at ingest and the vector lane over a real store, a real index and a real (tiny, generated)
+//! BERT model: re-embedding only on change, failures that lose nothing, hybrid hits that explain their
+//! lanes, fail-open recall, lexical-only without a model.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use cairn_core::{Audience, Chunk, Item, ItemKind, LaneStatus, Provenance, Scope, content_hash};
+use cairn_embed::{EmbedKind, Embedder, LocalEmbedder};
+use cairn_engine::{NoProgress, embed_pending, load_vectors, sync_index, sync_vectors};
+use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller, VectorLane, lane};
+use cairn_store::{SqliteStore, Store, Write};
+use cairn_vector::VectorSettings;
+
+/// Counts the texts it embeds, and fails on demand, around a real embedder.
+struct Counting {
+    inner: LocalEmbedder,
+    texts: AtomicUsize,
+    fail: AtomicBool,
+}
+
+impl Embedder for Counting {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn embed(&self, texts: &[&str], kind: EmbedKind) -> cairn_embed::Result<Vec<Vec<f32>>> {
+        if self.fail.load(Ordering::SeqCst) {
+            return Err(cairn_embed::Error::Inference("the model server went away".into()));
+        }
+        self.texts.fetch_add(texts.len(), Ordering::SeqCst);
+        self.inner.embed(texts, kind)
+    }
+}
+
+fn tiny_embedder(dir: &std::path::Path) -> Arc<Counting> {
+    let model = dir.join("tiny-model");
+    cairn_embed::testing::TinyModel::default().write(&model).unwrap();
+    Arc::new(Counting {
+        inner: LocalEmbedder::load(&model).unwrap(),
+        texts: AtomicUsize::new(0),
+        fail: AtomicBool::new(false),
+    })
+}
+
+fn item(id: &str, title: &str, text: &str, audience: Audience) -> (Item, Vec<Chunk>) {
+    let it = Item {
+        id: id.into(),
+        project: "p".into(),
+        kind: ItemKind::Fact,
+        title: title.into(),
+        text: text.into(),
+        tags: vec![],
+        audience,
+        provenance: Provenance::External { source: id.into() },
+        content_hash: content_hash(text.as_bytes()),
+        created_at: 0,
+        observed_at: 0,
+        metadata: Default::default(),
+    };
+    let chunk = Chunk {
+        id: Chunk::make_id(id, 0),
+        item_id: id.into(),
+        ordinal: 0,
+        heading: String::new(),
+        text: text.into(),
+        provenance: it.provenance.clone(),
+        content_hash: it.content_hash.clone(),
+    };
+    (it, vec![chunk])
+}
+
+fn put(store: &mut SqliteStore, id: &str, title: &str, text: &str, audience: Audience) {
+    let (it, chunks) = item(id, title, text, audience);
+    store.apply(&[Write::upsert(it, chunks)], "test").unwrap();
+}
+
+#[test]
+fn embeds_once_and_again_only_on_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_embedder(dir.path());
+    let mut store = SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
+    for i in 0..7 {
+        put(&mut store, &format!("n{i}"), "Note", &format!("the cat sat on the mat {i}"), Audience::Public);
+    }
+    let r = embed_pending(&mut store, &*e, 3, &NoProgress).unwrap();
+    assert_eq!((r.embedded, r.pending, r.error.as_deref()), (7, 0, None));
+    assert_eq!(e.texts.load(Ordering::SeqCst), 7);
+    let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
+    assert_eq!(vectors.read().unwrap().len(), 7);
+
+    // Nothing changed: nothing is embedded.
+    let r = embed_pending(&mut store, &*e, 3, &NoProgress).unwrap();
+    assert_eq!(r.embedded, 0);
+    assert_eq!(e.texts.load(Ordering::SeqCst), 7);
+
+    // Same text re-written: still nothing. One text changed: exactly one embedding.
+    put(&mut store, "n1", "Note", "the cat sat on the mat 1", Audience::Public);
+    put(&mut store, "n2", "Note", "the dog ate pizza yesterday", Audience::Public);
+    let r = embed_pending(&mut store, &*e, 3, &NoProgress).unwrap();
+    assert_eq!(r.embedded, 1);
+    assert_eq!(e.texts.load(Ordering::SeqCst), 8);
+
+    // Deleting an item removes its vector from the store and, after sync, from the index.
+    store.apply(&[Write::Delete { item_id: "n3".into() }], "test").unwrap();
+    let report = sync_vectors(&store, &vectors).unwrap();
+    assert!(report.items_reloaded >= 1);
+    let v = vectors.read().unwrap();
+    assert_eq!(v.len(), 6);
+    assert!(v.vector("n3#0").is_none());
+    assert!(v.vector("n2#0").is_some());
+}
+
+#[test]
+fn embedder_failure_keeps_items_and_retries_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_embedder(dir.path());
+    let mut store = SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
+    for i in 0..4 {
+        put(&mut store, &format!("n{i}"), "Note", &format!("weather data reader {i}"), Audience::Public);
+    }
+    e.fail.store(true, Ordering::SeqCst);
+    let r = embed_pending(&mut store, &*e, 2, &NoProgress).unwrap();
+    assert_eq!(r.embedded, 0);
+    assert_eq!(r.pending, 4);
+    assert!(r.error.as_deref().unwrap().contains("went away"));
+    assert_eq!(store.status().unwrap().items, 4, "the items are stored regardless");
+    e.fail.store(false, Ordering::SeqCst);
+    let r = embed_pending(&mut store, &*e, 2, &NoProgress).unwrap();
+    assert_eq!((r.embedded, r.pending), (4, 0));
+}
+
+fn setup() -> (tempfile::TempDir, Arc<Counting>, SqliteStore, RecallIndex) {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_embedder(dir.path());
+    let mut store = SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
+    put(&mut store, "grib", "GRIB parser", "the grib parser crash on a truncated file", Audience::Public);
+    put(&mut store, "cat", "Cat", "the cat sat on the mat", Audience::Public);
+    put(&mut store, "pizza", "Pizza", "we ate pizza yesterday", Audience::Public);
+    put(&mut store, "secret", "Weather", "weather data reader fell over", Audience::Private);
+    embed_pending(&mut store, &*e, 8, &NoProgress).unwrap();
+    let index = RecallIndex::open_or_create(&dir.path().join("index")).unwrap();
+    sync_index(&store, &index).unwrap();
+    (dir, e, store, index)
+}
+
+#[test]
+fn hybrid_hits_explain_their_lanes_and_respect_scope() {
+    let (_dir, e, store, index) = setup();
+    let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
+    let lane = VectorLane { embedder: e.clone(), index: vectors };
+    let recaller = Recaller::new(&index, RecallSettings::default()).unwrap().with_vectors(Some(lane));
+    let q = RecallQuery::new("why did the grib parser crash", Scope::owner(None), 4, 0);
+    let res = recaller.recall(&q);
+    let vector_lane = res.lanes.iter().find(|l| l.name == lane::VECTOR).unwrap();
+    assert_eq!(vector_lane.status, LaneStatus::Ok);
+    let top = &res.hits[0];
+    assert_eq!(top.item_id, "grib");
+    assert!(top.why.lanes.contains(&lane::LEXICAL.to_string()));
+    assert!(top.why.lanes.contains(&lane::VECTOR.to_string()));
+    assert_eq!(top.why.ranks.get(lane::LEXICAL), Some(&1));
+    assert!(top.why.ranks.contains_key(lane::VECTOR));
+    assert!(top.parts.contains_key(lane::VECTOR));
+    // Hits found only by the vector lane say so.
+    let vector_only: Vec<_> =
+        res.hits.iter().filter(|h| !h.why.lanes.contains(&lane::LEXICAL.to_string())).collect();
+    assert!(vector_only.iter().all(|h| h.why.lanes.contains(&lane::VECTOR.to_string())));
+    assert!(!vector_only.is_empty(), "every chunk is a vector candidate in a 4-chunk store");
+
+    // Public-only: the private chunk is in no lane and in no count.
+    let q = RecallQuery::new("weather data reader fell over", Scope::public_only(None), 10, 0);
+    let res = recaller.recall(&q);
+    assert!(res.hits.iter().all(|h| h.item_id != "secret"));
+    assert!(res.lanes.iter().all(|l| l.candidates <= 3), "{:?}", res.lanes);
+}
+
+#[test]
+fn failing_embedder_fails_the_lane_not_recall() {
+    let (_dir, e, store, index) = setup();
+    let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
+    e.fail.store(true, Ordering::SeqCst);
+    let lane = VectorLane { embedder: e.clone(), index: vectors };
+    let recaller = Recaller::new(&index, RecallSettings::default()).unwrap().with_vectors(Some(lane));
+    let res = recaller.recall(&RecallQuery::new("grib parser crash", Scope::owner(None), 3, 0));
+    let v = res.lanes.iter().find(|l| l.name == lane::VECTOR).unwrap();
+    assert_eq!(v.status, LaneStatus::Failed);
+    assert!(v.error.as_deref().unwrap().contains("went away"));
+    assert_eq!(res.hits[0].item_id, "grib");
+    assert!(res.hits.iter().all(|h| !h.why.lanes.contains(&lane::VECTOR.to_string())));
+}
+
+#[test]
+fn without_a_model_recall_is_lexical() {
+    let (_dir, _e, _store, index) = setup();
+    let recaller = Recaller::new(&index, RecallSettings::default()).unwrap();
+    let res = recaller.recall(&RecallQuery::new("grib parser crash", Scope::owner(None), 3, 0));
+    let v = res.lanes.iter().find(|l| l.name == lane::VECTOR).unwrap();
+    assert_eq!(v.status, LaneStatus::Skipped);
+    assert_eq!(res.hits[0].item_id, "grib");
+    assert!(res.hits.iter().all(|h| h.why.lanes.contains(&lane::LEXICAL.to_string())));
+}

@@ -1,0 +1,219 @@
+//! Vector search: exact search against brute force, scope isolation, HNSW and int8 recall floors,
+//! deletes and compaction.
+
+use cairn_core::{Audience, Scope};
+use cairn_vector::kernel::dot;
+use cairn_vector::{SearchMethod, VectorIndex, VectorSettings};
+use proptest::prelude::*;
+
+/// A deterministic pseudo-random generator (xorshift), so fixtures need no extra crate.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+}
+
+fn normalised(mut v: Vec<f32>) -> Vec<f32> {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    v.iter_mut().for_each(|x| *x /= n);
+    v
+}
+
+/// Clustered unit vectors (like sentence embeddings: neighbourhoods, not uniform noise).
+fn clustered(n: usize, dim: usize, clusters: usize, seed: u64) -> Vec<Vec<f32>> {
+    let mut rng = Rng(seed | 1);
+    let centres: Vec<Vec<f32>> =
+        (0..clusters).map(|_| normalised((0..dim).map(|_| rng.unit()).collect())).collect();
+    (0..n)
+        .map(|i| {
+            let c = &centres[i % clusters];
+            normalised(c.iter().map(|x| x + 0.6 * rng.unit()).collect())
+        })
+        .collect()
+}
+
+fn exact_settings() -> VectorSettings {
+    VectorSettings { quantize: false, ann_threshold: usize::MAX, ..Default::default() }
+}
+
+fn brute_force(
+    rows: &[(String, String, bool, Vec<f32>)],
+    q: &[f32],
+    scope: &Scope,
+    k: usize,
+) -> Vec<(String, f32)> {
+    let mut all: Vec<(String, f32)> = rows
+        .iter()
+        .filter(|(_, p, public, _)| {
+            scope.contains(p, if *public { Audience::Public } else { Audience::Private })
+        })
+        .map(|(id, _, _, v)| (id.clone(), dot(q, v)))
+        .collect();
+    all.sort_by(|a, b| b.1.total_cmp(&a.1));
+    all.truncate(k);
+    all
+}
+
+fn arb_rows() -> impl Strategy<Value = Vec<(String, bool, Vec<f32>)>> {
+    prop::collection::vec(
+        (
+            prop::sample::select(vec!["alpha", "beta", "gamma"]),
+            any::<bool>(),
+            prop::collection::vec(-1.0f32..1.0, 8),
+        ),
+        0..60,
+    )
+    .prop_map(|v| v.into_iter().map(|(p, public, vec)| (p.to_owned(), public, normalised(vec))).collect())
+}
+
+fn arb_scope() -> impl Strategy<Value = Scope> {
+    (prop::option::of(prop::sample::select(vec!["alpha", "beta", "delta"])), any::<bool>())
+        .prop_map(|(p, allow_private)| Scope { project: p.map(str::to_owned), allow_private })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Exact f32 search returns the brute-force top k, same scores, same order (up to ties).
+    #[test]
+    fn exact_search_is_brute_force(rows in arb_rows(), q in prop::collection::vec(-1.0f32..1.0, 8),
+                                   scope in arb_scope(), k in 1usize..12) {
+        let q = normalised(q);
+        let mut index = VectorIndex::new("m", 8, exact_settings());
+        let mut table = Vec::new();
+        for (i, (p, public, v)) in rows.iter().enumerate() {
+            let id = format!("item{i}#0");
+            let audience = if *public { Audience::Public } else { Audience::Private };
+            index.upsert(&id, &format!("item{i}"), p, audience, v).unwrap();
+            table.push((id, p.clone(), *public, v.clone()));
+        }
+        let (hits, method) = index.search(&q, &scope, k);
+        prop_assert_eq!(method, SearchMethod::Exact);
+        let want = brute_force(&table, &q, &scope, k);
+        prop_assert_eq!(hits.len(), want.len());
+        for (h, (_, s)) in hits.iter().zip(&want) {
+            prop_assert!((h.score - s).abs() < 1e-4, "{} vs {}", h.score, s);
+        }
+    }
+
+    /// Whatever the search path (exact, int8, HNSW), a scope never sees what it must not: no private
+    /// chunk for a public-only caller, no chunk of another project, and never more hits than admitted.
+    #[test]
+    fn scope_isolation(rows in arb_rows(), q in prop::collection::vec(-1.0f32..1.0, 8),
+                       scope in arb_scope(), k in 1usize..80, path in 0usize..3) {
+        let settings = match path {
+            0 => exact_settings(),
+            1 => VectorSettings { ann_threshold: usize::MAX, ..Default::default() },
+            _ => VectorSettings { ann_threshold: 1, hnsw_min_selectivity: 0.0, ..Default::default() },
+        };
+        let mut index = VectorIndex::new("m", 8, settings);
+        let mut admitted = 0;
+        for (i, (p, public, v)) in rows.iter().enumerate() {
+            let audience = if *public { Audience::Public } else { Audience::Private };
+            index.upsert(&format!("{p}/{}/{i}#0", audience.as_str()), &format!("{p}/{i}"), p, audience, v).unwrap();
+            admitted += usize::from(scope.contains(p, audience));
+        }
+        index.maintain();
+        let (hits, _) = index.search(&normalised(q), &scope, k);
+        prop_assert!(hits.len() <= admitted.min(k));
+        for h in &hits {
+            let mut parts = h.chunk_id.split('/');
+            let (p, audience) = (parts.next().unwrap(), parts.next().unwrap());
+            if !scope.allow_private {
+                prop_assert_eq!(audience, "public");
+            }
+            if let Some(want) = &scope.project {
+                prop_assert_eq!(p, want.as_str());
+            }
+        }
+    }
+}
+
+fn recall_at(k: usize, got: &[cairn_vector::VectorHit], want: &[cairn_vector::VectorHit]) -> f64 {
+    let want: Vec<&str> = want.iter().take(k).map(|h| &*h.chunk_id).collect();
+    got.iter().take(k).filter(|h| want.contains(&&*h.chunk_id)).count() as f64 / want.len().max(1) as f64
+}
+
+/// HNSW and the int8 scan both keep recall@10 against exact f32 search above a floor.
+#[test]
+fn approximate_paths_keep_recall() {
+    let dim = 64;
+    let data = clustered(4000, dim, 40, 42);
+    let queries = clustered(40, dim, 40, 7);
+    let mut exact = VectorIndex::new("m", dim, exact_settings());
+    let mut int8 =
+        VectorIndex::new("m", dim, VectorSettings { ann_threshold: usize::MAX, ..Default::default() });
+    let mut ann = VectorIndex::new("m", dim, VectorSettings { ann_threshold: 1000, ..Default::default() });
+    for (i, v) in data.iter().enumerate() {
+        let (id, item) = (format!("i{i}#0"), format!("i{i}"));
+        for index in [&mut exact, &mut int8, &mut ann] {
+            index.upsert(&id, &item, "p", Audience::Public, v).unwrap();
+        }
+    }
+    ann.maintain();
+    assert!(ann.has_ann());
+    let scope = Scope::public_only(None);
+    let (mut r_int8, mut r_ann) = (0.0, 0.0);
+    for q in &queries {
+        let want = exact.search_exact(q, &scope, 10);
+        r_int8 += recall_at(10, &int8.search_exact(q, &scope, 10), &want);
+        let (got, method) = ann.search(q, &scope, 10);
+        assert_eq!(method, SearchMethod::Hnsw);
+        r_ann += recall_at(10, &got, &want);
+    }
+    let n = queries.len() as f64;
+    assert!(r_int8 / n >= 0.97, "int8 recall@10 {}", r_int8 / n);
+    assert!(r_ann / n >= 0.90, "hnsw recall@10 {}", r_ann / n);
+}
+
+/// Replacing and deleting vectors (with compaction, and with an HNSW graph) leaves no stale hit.
+#[test]
+fn deletes_and_replacements_are_never_returned() {
+    let dim = 16;
+    let data = clustered(400, dim, 8, 3);
+    for threshold in [usize::MAX, 100] {
+        let mut index =
+            VectorIndex::new("m", dim, VectorSettings { ann_threshold: threshold, ..Default::default() });
+        for (i, v) in data.iter().enumerate() {
+            index.upsert(&format!("i{i}#0"), &format!("i{i}"), "p", Audience::Public, v).unwrap();
+        }
+        index.maintain();
+        // Delete every even item; move every odd one's vector to its neighbour's.
+        for i in (0..400).step_by(2) {
+            index.remove_item(&format!("i{i}"));
+        }
+        for i in (1..400).step_by(2) {
+            index.upsert(&format!("i{i}#0"), &format!("i{i}"), "p", Audience::Public, &data[i - 1]).unwrap();
+        }
+        index.maintain();
+        assert_eq!(index.len(), 200);
+        for (i, q) in data.iter().enumerate().step_by(2).take(20) {
+            let (hits, _) = index.search(q, &Scope::owner(None), 5);
+            assert!(hits.iter().all(|h| {
+                let n: usize = h.chunk_id[1..h.chunk_id.len() - 2].parse().unwrap();
+                n % 2 == 1
+            }));
+            // The odd neighbour now holds exactly this vector.
+            assert_eq!(&*hits[0].chunk_id, format!("i{}#0", i + 1), "threshold {threshold}");
+            assert!((hits[0].score - 1.0).abs() < 1e-4);
+        }
+    }
+}
+
+#[test]
+fn wrong_dimension_is_an_error_and_an_empty_result() {
+    let mut index = VectorIndex::new("m", 4, VectorSettings::default());
+    let err = index.upsert("a#0", "a", "p", Audience::Public, &[1.0, 0.0]).unwrap_err();
+    assert!(err.to_string().contains("2 dimensions"), "{err}");
+    index.upsert("a#0", "a", "p", Audience::Public, &[1.0, 0.0, 0.0, 0.0]).unwrap();
+    assert!(index.search(&[1.0, 0.0], &Scope::owner(None), 3).0.is_empty());
+    assert!(index.search(&[1.0, 0.0, 0.0, 0.0], &Scope::owner(Some("other".into())), 3).0.is_empty());
+}
