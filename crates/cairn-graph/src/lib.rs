@@ -16,7 +16,7 @@
 //! ```
 //! use cairn_core::{Audience, Item, ItemKind, Provenance, Scope};
 //! use cairn_graph::{ExpandOptions, Graph, sync_graph};
-//! use cairn_store::{SqliteStore, Write};
+//! use cairn_store::{SqliteStore, Store, Write};
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut store = SqliteStore::open(&dir.path().join("cairn.sqlite")).unwrap();
