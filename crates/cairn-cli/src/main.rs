@@ -15,7 +15,7 @@ macro_rules! outln {
 mod commands;
 mod settings;
 
-use commands::{context, ingest, recall, route};
+use commands::{context, graph, ingest, recall, route};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -55,6 +55,13 @@ enum Command {
     },
     /// The bootstrap file set for a session key, with token counts.
     Bootstrap(route::BootstrapArgs),
+    /// The link graph: index and context packs, export, diff, sync.
+    Graph {
+        #[command(subcommand)]
+        command: graph::GraphCommand,
+    },
+    /// Add an explicit typed link between two nodes, with a reason.
+    Link(graph::LinkArgs),
     /// Evaluate retrieval or intent detection against labelled cases.
     Eval {
         #[command(subcommand)]
@@ -98,6 +105,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::IntentTest(args) => route::intent_test(args, &settings),
         Command::Rules { command } => route::rules(command, &settings),
         Command::Bootstrap(args) => route::bootstrap(args, &settings),
+        Command::Graph { command } => graph::graph(command, &settings),
+        Command::Link(args) => graph::link(args, &settings),
         Command::Eval { command } => match command {
             EvalCommand::Retrieval(args) => recall::eval_retrieval(args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),

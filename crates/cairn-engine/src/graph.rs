@@ -29,13 +29,11 @@ impl Default for GraphLaneOptions {
     }
 }
 
-/// The graph lane for one request: the loaded graph (or why it could not be loaded), the store to
-/// read reached items from, and the options.
+/// The graph lane for one request: the loaded graph with the store to read reached items from (or why
+/// they could not be opened), and the options.
 pub struct GraphLane<'a> {
-    /// The graph, or the error that kept it from loading (the lane then fails open).
-    pub graph: std::result::Result<&'a Graph, &'a dyn std::fmt::Display>,
-    /// Where reached items are read from.
-    pub store: &'a dyn Store,
+    /// The graph and its store, or the error that kept them from opening (the lane then fails open).
+    pub graph: std::result::Result<(&'a Graph, &'a dyn Store), &'a dyn std::fmt::Display>,
     /// Options.
     pub options: &'a GraphLaneOptions,
 }
@@ -74,7 +72,7 @@ pub fn graph_context(
     let Some(lane) = lane else {
         return assemble_cached(&areq);
     };
-    let graph = match lane.graph {
+    let (graph, store) = match lane.graph {
         Ok(g) => g,
         Err(e) => {
             areq.lanes.push(failed(e.to_string()));
@@ -82,7 +80,7 @@ pub fn graph_context(
         }
     };
     let started = Instant::now();
-    let expansion = expand_hits(graph, lane.store, &areq.topic, req, lane.options);
+    let expansion = expand_hits(graph, store, &areq.topic, req, lane.options);
     match expansion {
         Err(e) => {
             areq.lanes.push(failed(e.to_string()));

@@ -75,7 +75,7 @@ fn req(q: &str, scope: Scope) -> ContextRequest {
 fn run(f: &Fixture, r: &ContextRequest, opts: &GraphLaneOptions) -> cairn_assemble::Assembly {
     let mut store = SqliteStore::open(&f.store_path).unwrap();
     let graph = open_graph(&mut store).unwrap();
-    let lane = GraphLane { graph: Ok(&graph), store: &store, options: opts };
+    let lane = GraphLane { graph: Ok((&graph, &store)), options: opts };
     graph_context(Ok(&f.recaller), Some(lane), r)
 }
 
@@ -158,7 +158,7 @@ fn a_damaged_graph_table_fails_open_with_the_baseline_block() {
     let mut store = SqliteStore::open(&f.store_path).unwrap();
     let loaded = open_graph(&mut store);
     let err = loaded.as_ref().err().map(|e| e.to_string()).expect("the damaged row is reported");
-    let lane = GraphLane { graph: Err(&err), store: &store, options: &GraphLaneOptions::default() };
+    let lane = GraphLane { graph: Err(&err), options: &GraphLaneOptions::default() };
     let out = graph_context(Ok(&f.recaller), Some(lane), &r);
     assert_eq!(out.block, baseline.block);
     assert_eq!(out.items, baseline.items);
@@ -179,7 +179,7 @@ fn an_unreadable_reached_item_fails_open_too() {
         "UPDATE items SET tags = 'not json' WHERE id = 'memory-file:memory/alpha/followup.md'",
     );
     let store = SqliteStore::open(&f.store_path).unwrap();
-    let lane = GraphLane { graph: Ok(&graph), store: &store, options: &GraphLaneOptions::default() };
+    let lane = GraphLane { graph: Ok((&graph, &store)), options: &GraphLaneOptions::default() };
     let out = graph_context(Ok(&f.recaller), Some(lane), &r);
     assert_eq!(out.block, baseline.block);
     assert_eq!(out.receipt.failed_lanes, vec!["graph".to_owned()]);
