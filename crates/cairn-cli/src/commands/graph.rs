@@ -21,7 +21,7 @@ use crate::settings::Settings;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub(crate) struct GraphSettings {
-    /// Master switch: `false` turns the graph lane off everywhere (and skips graph sync after ingest).
+    /// Master switch: `false` turns the graph lane off everywhere.
     pub enabled: bool,
     /// Use the graph lane in `cairn context` without `--use-graph`.
     pub use_in_context: bool,
@@ -221,16 +221,6 @@ fn open_graph(settings: &Settings) -> anyhow::Result<(SqliteStore, Graph)> {
     let mut store = open_store(settings)?;
     let graph = cairn_engine::open_graph(&mut store).context("loading the graph")?;
     Ok((store, graph))
-}
-
-/// Keep the graph in step after an ingest write; a failure is a warning (the next read retries).
-pub(crate) fn sync_after_ingest(settings: &Settings, store: &mut SqliteStore) {
-    if !settings.graph.enabled {
-        return;
-    }
-    if let Err(e) = cairn_graph::sync_graph(store) {
-        eprintln!("warning: graph sync failed (retried on the next read): {e}");
-    }
 }
 
 /// `cairn context` with or without the graph lane, fail-open.

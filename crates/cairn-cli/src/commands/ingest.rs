@@ -137,7 +137,6 @@ pub(crate) fn run_harvest(
         }
         store.finish_harvest(run, now_ms(), &summary)?;
         crate::commands::context::sync(settings, store)?;
-        crate::commands::graph::sync_after_ingest(settings, store);
     }
     Ok(report)
 }
@@ -201,7 +200,6 @@ pub(crate) fn capture(args: CaptureArgs, settings: &Settings) -> anyhow::Result<
     let outcome = cairn_ingest::capture(&mut store, &settings.capture, &input, now_ms())?;
     if matches!(outcome, CaptureOutcome::Stored { .. }) {
         crate::commands::context::sync(settings, &store)?;
-        crate::commands::graph::sync_after_ingest(settings, &mut store);
     }
     outln!("{}", serde_json::to_string(&outcome)?);
     if let CaptureOutcome::Skipped { reason } = &outcome {
