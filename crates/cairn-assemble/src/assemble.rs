@@ -706,6 +706,7 @@ impl<'a> Assembler<'a> {
                 total: tokens,
                 verified,
             },
+            graph: None,
         };
         Assembly {
             empty: items.is_empty(),

@@ -54,6 +54,7 @@
 
 mod assemble;
 mod cache;
+mod graph_trace;
 mod options;
 mod receipt;
 mod text;
@@ -61,6 +62,7 @@ mod text;
 pub use assemble::{AssembledItem, Assembly, assemble, assemble_with};
 pub use cache::CountCache;
 pub use cairn_tokens::Encoding;
+pub use graph_trace::{GraphCandidate, GraphStep, GraphTrace};
 pub use options::{AssembleOptions, AssembleRequest, Format, Layer, Level};
 pub use receipt::{
     Candidates, ExcludeReason, Excluded, Included, LayerTokens, RECEIPT_VERSION, Receipt, TokenAccounting,

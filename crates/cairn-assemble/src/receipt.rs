@@ -66,6 +66,9 @@ pub struct Receipt {
     pub excluded: Vec<Excluded>,
     /// Where the tokens went.
     pub tokens: TokenAccounting,
+    /// What the graph lane proposed and what became of it (absent when the lane did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<crate::GraphTrace>,
 }
 
 /// Candidate counts. Hits withheld for audience are not counted anywhere.

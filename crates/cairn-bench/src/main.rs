@@ -17,6 +17,8 @@ mod vector;
 use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress};
 use cairn_store::SqliteStore;
 use clap::{Parser, Subcommand};
+
+mod graph;
 use serde::{Deserialize, Serialize};
 
 mod embed;
@@ -102,6 +104,51 @@ enum Cmd {
         /// Scratch directory for the stores and indexes
         #[arg(long)]
         data: PathBuf,
+    },
+    /// Graph expansion latency on a generated graph (CSR versus a string-keyed map, same run).
+    Graph {
+        /// Item nodes (tags and projects come on top)
+        #[arg(long, default_value_t = 80_000)]
+        items: usize,
+        /// Seeds per query
+        #[arg(long, default_value_t = 20)]
+        seeds: usize,
+        /// Hops
+        #[arg(long, default_value_t = 2)]
+        depth: usize,
+        /// Queries measured
+        #[arg(long, default_value_t = 1000)]
+        queries: usize,
+    },
+    /// Graph lane gain on a generated multi-hop workspace (second hop reachable only by a link).
+    GraphMultihop {
+        /// Data dir (workspace, store and index are written here; must be empty)
+        #[arg(long)]
+        data: PathBuf,
+        /// Topics (questions)
+        #[arg(long, default_value_t = 300)]
+        topics: usize,
+        /// Distractor notes
+        #[arg(long, default_value_t = 3000)]
+        distractors: usize,
+        /// Token budget
+        #[arg(long, default_value_t = 1000)]
+        budget: usize,
+    },
+    /// Graph lane on LoCoMo turns (same_session and follows edges): evidence recall of the block.
+    GraphLocomo {
+        /// Directory with corpus.jsonl and queries.jsonl
+        #[arg(long)]
+        dir: PathBuf,
+        /// Data dir for the store and index (reused across runs)
+        #[arg(long)]
+        data: PathBuf,
+        /// Token budget
+        #[arg(long, default_value_t = 1000)]
+        budget: usize,
+        /// Only the first N queries
+        #[arg(long)]
+        limit: Option<usize>,
     },
     /// (internal) one harvest in this process, printing a JSON sample.
     #[command(hide = true)]
@@ -302,6 +349,18 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Cmd::Vector { sizes, dim, queries, model, data } => {
             vector::run(&vector::VectorBench { sizes, dim, queries, model, data })?;
+        }
+        Cmd::Graph { items, seeds, depth, queries } => {
+            println!("{}", serde_json::to_string_pretty(&graph::expansion(items, seeds, queries, depth)?)?);
+        }
+        Cmd::GraphMultihop { data, topics, distractors, budget } => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&graph::multihop(&data, topics, distractors, budget)?)?
+            );
+        }
+        Cmd::GraphLocomo { dir, data, budget, limit } => {
+            println!("{}", serde_json::to_string_pretty(&graph::locomo(&dir, &data, budget, limit)?)?);
         }
         Cmd::Context { workspace, queries, data, budget, cold, cairn, limit } => {
             let v = context_bench(&workspace, &queries, &data, budget, cold, cairn, limit)?;

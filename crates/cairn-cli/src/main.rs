@@ -15,7 +15,7 @@ macro_rules! outln {
 mod commands;
 mod settings;
 
-use commands::{context, ingest, models, recall, route};
+use commands::{context, graph, ingest, models, recall, route};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -57,6 +57,13 @@ enum Command {
     Bootstrap(route::BootstrapArgs),
     /// Embedding models: list what is installed, or `install` one.
     Models(models::ModelsArgs),
+    /// The link graph: index and context packs, export, diff, sync.
+    Graph {
+        #[command(subcommand)]
+        command: graph::GraphCommand,
+    },
+    /// Add an explicit typed link between two nodes, with a reason.
+    Link(graph::LinkArgs),
     /// Evaluate retrieval or intent detection against labelled cases.
     Eval {
         #[command(subcommand)]
@@ -101,6 +108,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rules { command } => route::rules(command, &settings),
         Command::Bootstrap(args) => route::bootstrap(args, &settings),
         Command::Models(args) => models::models(args, &settings),
+        Command::Graph { command } => graph::graph(command, &settings),
+        Command::Link(args) => graph::link(args, &settings),
         Command::Eval { command } => match command {
             EvalCommand::Retrieval(args) => recall::eval_retrieval(args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),

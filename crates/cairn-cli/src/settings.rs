@@ -70,6 +70,9 @@ pub(crate) struct Settings {
     /// Context assembly defaults.
     #[serde(default)]
     pub context: crate::commands::context::ContextSettings,
+    /// The link graph and its lane.
+    #[serde(default)]
+    pub graph: crate::commands::graph::GraphSettings,
     /// Routing.
     pub route: RouteSettings,
     /// Embeddings (semantic recall).
@@ -93,6 +96,7 @@ impl Default for Settings {
             watch: WatchSettings::default(),
             recall: cairn_recall::RecallSettings::default(),
             context: crate::commands::context::ContextSettings::default(),
+            graph: crate::commands::graph::GraphSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
             embed: cairn_embed::EmbedSettings::default(),
             vector: cairn_vector::VectorSettings::default(),

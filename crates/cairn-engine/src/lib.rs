@@ -33,6 +33,10 @@
 //! ```
 #![warn(missing_docs)]
 
+mod graph;
+
+pub use graph::{GraphLane, GraphLaneOptions, graph_context, graph_index, open_graph};
+
 use cairn_assemble::{AssembleOptions, AssembleRequest, Assembly};
 use cairn_core::{Chunk, LaneReport, LaneStatus, Millis, Scope};
 use cairn_recall::{RecallIndex, RecallQuery, Recaller};
@@ -60,6 +64,9 @@ pub enum Error {
     /// The vector index failed.
     #[error(transparent)]
     Vectors(#[from] cairn_vector::Error),
+    /// The graph failed.
+    #[error(transparent)]
+    Graph(#[from] cairn_graph::Error),
 }
 
 /// What [`sync_index`] did.
@@ -205,6 +212,14 @@ pub fn candidates_for(budget: usize) -> (usize, usize) {
 /// Recall then assemble. `recaller` is the opened recall side, or why it could not be opened: then the
 /// assembly is empty and its receipt records the failed lane (fail-open).
 pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Assembly {
+    assemble_cached(&recall_request(recaller, req))
+}
+
+/// The assembly request for `req`: recall's hits, recent items and lane reports.
+fn recall_request(
+    recaller: Result<&Recaller, &dyn std::fmt::Display>,
+    req: &ContextRequest,
+) -> AssembleRequest {
     let mut areq = AssembleRequest::new(req.query.clone(), req.budget);
     areq.options = req.options.clone();
     if areq.options.scope.is_none() {
@@ -235,11 +250,15 @@ pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &Contex
             }];
         }
     }
-    // Token counts of rendered pieces are memoised across calls: a warm process serving many turns
-    // recounts nothing it has seen (same output either way).
+    areq
+}
+
+/// Assemble with token counts memoised across calls: a warm process serving many turns recounts
+/// nothing it has seen (same output either way).
+fn assemble_cached(areq: &AssembleRequest) -> Assembly {
     static COUNTS: std::sync::OnceLock<std::sync::Mutex<cairn_assemble::CountCache>> =
         std::sync::OnceLock::new();
     let cache = COUNTS.get_or_init(|| std::sync::Mutex::new(cairn_assemble::CountCache::default()));
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    cairn_assemble::assemble_with(&areq, &mut cache)
+    cairn_assemble::assemble_with(areq, &mut cache)
 }

@@ -24,10 +24,12 @@
 #![warn(missing_docs)]
 
 mod error;
+mod graph;
 mod migrate;
 mod sqlite;
 
 pub use error::{Error, ErrorKind, Result};
+pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER};
 pub use migrate::SCHEMA_VERSION;
 pub use sqlite::SqliteStore;
 

@@ -11,6 +11,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_harvest_runs.sql"),
     include_str!("../migrations/0003_vectors.sql"),
+    include_str!("../migrations/0004_graph.sql"),
 ];
 
 /// The schema version this build writes.

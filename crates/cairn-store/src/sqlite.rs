@@ -84,6 +84,14 @@ impl SqliteStore {
         Ok(())
     }
 
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     /// The file this store lives in.
     pub fn path(&self) -> &Path {
         &self.path

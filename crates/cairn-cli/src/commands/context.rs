@@ -50,6 +50,8 @@ pub(crate) struct ContextArgs {
     /// Fixed "now" for recency, as RFC 3339 or milliseconds (default: the clock)
     #[arg(long)]
     pub now: Option<String>,
+    #[command(flatten)]
+    pub graph: crate::commands::graph::ContextGraphArgs,
 }
 
 #[derive(Debug, Args)]
@@ -231,8 +233,13 @@ pub(crate) fn context(args: ContextArgs, settings: &Settings) -> anyhow::Result<
     let recaller = open_recaller(settings);
     let err_msg = recaller.as_ref().err().map(|e| format!("{e:#}"));
     let assembly = match &recaller {
-        Ok(r) => cairn_engine::context(Ok(r), &req),
-        Err(_) => cairn_engine::context(Err(&err_msg.as_deref().unwrap_or_default()), &req),
+        Ok(r) => crate::commands::graph::context_assembly(&args.graph, settings, Ok(r), &req),
+        Err(_) => crate::commands::graph::context_assembly(
+            &args.graph,
+            settings,
+            Err(&err_msg.as_deref().unwrap_or_default()),
+            &req,
+        ),
     };
     if let Some(msg) = &err_msg {
         eprintln!("warning: recall failed, context is empty: {msg}");

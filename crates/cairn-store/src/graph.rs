@@ -1,0 +1,247 @@
+//! Graph tables: rows derived from items by the graph sync, plus explicit links.
+//!
+//! The store only keeps rows; building, resolving and traversing the graph is `cairn-graph`'s job.
+
+use cairn_core::{Audience, Provenance};
+use rusqlite::{OptionalExtension, params};
+
+use crate::sqlite::SqliteStore;
+use crate::{Error, Result};
+
+/// The owner of explicit links: rows that no rebuild removes.
+pub const LINK_OWNER: &str = "link";
+
+/// One stored graph node row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphNodeRow {
+    /// Stable node id.
+    pub id: String,
+    /// Item kind or entity kind.
+    pub kind: String,
+    /// Title.
+    pub title: String,
+    /// Project.
+    pub project: String,
+    /// Audience of the owner that produced the row.
+    pub audience: Audience,
+    /// The stored item, for item nodes.
+    pub item_id: Option<String>,
+    /// L0 one-line abstract.
+    pub l0: String,
+    /// Where the node came from.
+    pub provenance: Provenance,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+/// One stored graph edge row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphEdgeRow {
+    /// Source node id.
+    pub src: String,
+    /// Destination node id.
+    pub dst: String,
+    /// Edge type.
+    pub kind: String,
+    /// Weight in (0, 1].
+    pub weight: f32,
+    /// Why the edge exists.
+    pub reason: String,
+    /// Where the edge was read (file + line, session + turn).
+    pub provenance: Provenance,
+    /// Audience of the owner that produced it (an edge never outlives its visibility).
+    pub audience: Audience,
+}
+
+/// Everything one owner contributes to the graph.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GraphRows {
+    /// Nodes.
+    pub nodes: Vec<GraphNodeRow>,
+    /// Edges.
+    pub edges: Vec<GraphEdgeRow>,
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serialising plain data cannot fail")
+}
+
+fn put_rows(tx: &rusqlite::Transaction<'_>, owner: &str, rows: &GraphRows) -> Result<()> {
+    let mut ins_node = tx.prepare_cached(
+        "INSERT OR REPLACE INTO graph_nodes (owner, id, kind, title, project, audience, item_id, abstract, \
+         provenance, tags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for n in &rows.nodes {
+        ins_node.execute(params![
+            owner,
+            n.id,
+            n.kind,
+            n.title,
+            n.project,
+            n.audience.as_str(),
+            n.item_id,
+            n.l0,
+            to_json(&n.provenance),
+            to_json(&n.tags)
+        ])?;
+    }
+    let mut ins_edge = tx.prepare_cached(
+        "INSERT OR REPLACE INTO graph_edges (owner, src, dst, kind, weight, reason, provenance, audience) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for e in &rows.edges {
+        ins_edge.execute(params![
+            owner,
+            e.src,
+            e.dst,
+            e.kind,
+            e.weight as f64,
+            e.reason,
+            to_json(&e.provenance),
+            e.audience.as_str()
+        ])?;
+    }
+    Ok(())
+}
+
+fn corrupt(table: &str, id: &str, reason: impl std::fmt::Display) -> Error {
+    Error::Corrupt { id: format!("{table}:{id}"), reason: reason.to_string() }
+}
+
+impl SqliteStore {
+    /// Replace the rows of each owner in `replace` (an empty [`GraphRows`] removes the owner), drop
+    /// every derived row first when `clear` is set (explicit links are kept), and record `state`, all
+    /// in one transaction.
+    pub fn graph_apply(
+        &mut self,
+        clear: bool,
+        replace: &[(String, GraphRows)],
+        state: &[(&str, String)],
+    ) -> Result<()> {
+        let tx = self.conn_mut().transaction()?;
+        if clear {
+            tx.execute("DELETE FROM graph_nodes WHERE owner <> ?1", [LINK_OWNER])?;
+            tx.execute("DELETE FROM graph_edges WHERE owner <> ?1", [LINK_OWNER])?;
+        }
+        for (owner, rows) in replace {
+            if !clear {
+                tx.prepare_cached("DELETE FROM graph_nodes WHERE owner = ?1")?.execute([owner])?;
+                tx.prepare_cached("DELETE FROM graph_edges WHERE owner = ?1")?.execute([owner])?;
+            }
+            put_rows(&tx, owner, rows)?;
+        }
+        for (k, v) in state {
+            tx.execute(
+                "INSERT INTO graph_state (key, value) VALUES (?1, ?2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![k, v],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Add an explicit link (owner [`LINK_OWNER`]); an existing link with the same ends and type is
+    /// replaced.
+    pub fn graph_add_link(&mut self, edge: &GraphEdgeRow) -> Result<()> {
+        let tx = self.conn_mut().transaction()?;
+        tx.execute(
+            "DELETE FROM graph_edges WHERE owner = ?1 AND src = ?2 AND dst = ?3 AND kind = ?4",
+            params![LINK_OWNER, edge.src, edge.dst, edge.kind],
+        )?;
+        put_rows(&tx, LINK_OWNER, &GraphRows { nodes: vec![], edges: vec![edge.clone()] })?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A graph sync state value.
+    pub fn graph_state(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row("SELECT value FROM graph_state WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Every node row with its owner, ordered by (id, owner).
+    pub fn graph_nodes(&self) -> Result<Vec<(String, GraphNodeRow)>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT owner, id, kind, title, project, audience, item_id, abstract, provenance, tags \
+             FROM graph_nodes ORDER BY id, owner",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, Option<String>>(6)?,
+                r.get::<_, String>(7)?,
+                r.get::<_, String>(8)?,
+                r.get::<_, String>(9)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (owner, id, kind, title, project, audience, item_id, l0, prov, tags) = row?;
+            let audience = audience.parse::<Audience>().map_err(|e| corrupt("graph_nodes", &id, e))?;
+            let provenance = serde_json::from_str(&prov)
+                .map_err(|e| corrupt("graph_nodes", &id, format!("provenance: {e}")))?;
+            let tags =
+                serde_json::from_str(&tags).map_err(|e| corrupt("graph_nodes", &id, format!("tags: {e}")))?;
+            out.push((
+                owner,
+                GraphNodeRow { id, kind, title, project, audience, item_id, l0, provenance, tags },
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Every edge row with its owner, ordered by (src, dst, kind, owner, provenance).
+    pub fn graph_edges(&self) -> Result<Vec<(String, GraphEdgeRow)>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT owner, src, dst, kind, weight, reason, provenance, audience FROM graph_edges \
+             ORDER BY src, dst, kind, owner, provenance",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, f64>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, String>(7)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (owner, src, dst, kind, weight, reason, prov, audience) = row?;
+            let id = format!("{src}->{dst}");
+            let audience = audience.parse::<Audience>().map_err(|e| corrupt("graph_edges", &id, e))?;
+            let provenance = serde_json::from_str(&prov)
+                .map_err(|e| corrupt("graph_edges", &id, format!("provenance: {e}")))?;
+            if !(weight.is_finite() && weight > 0.0) {
+                return Err(corrupt("graph_edges", &id, format!("weight {weight} is not positive")));
+            }
+            out.push((
+                owner,
+                GraphEdgeRow { src, dst, kind, weight: weight as f32, reason, provenance, audience },
+            ));
+        }
+        Ok(out)
+    }
+}
+
+impl SqliteStore {
+    /// The recorded turns of a session as `(turn id, item id, ts)`, in (ts, turn id) order.
+    pub fn session_turns(&self, session_key: &str) -> Result<Vec<(String, String, i64)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT turn_id, item_id, ts FROM turns WHERE session_key = ?1 ORDER BY ts, turn_id",
+        )?;
+        let rows = stmt.query_map([session_key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
