@@ -37,9 +37,16 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 
 /// Rows of a generated graph: `items` item nodes in `projects` projects, `tags` tag nodes per project,
 /// `links` links per item (80% inside the project), two tags per item, one project edge per item.
-fn generated_rows(items: usize, tags: usize, links: usize, projects: usize, seed: u64) -> (Vec<GraphNodeRow>, Vec<GraphEdgeRow>) {
+fn generated_rows(
+    items: usize,
+    tags: usize,
+    links: usize,
+    projects: usize,
+    seed: u64,
+) -> (Vec<GraphNodeRow>, Vec<GraphEdgeRow>) {
     let mut rng = Rng(seed);
-    let prov = |i: usize, line: u32| Provenance::File { path: format!("n{i}.md"), line_start: line, line_end: line };
+    let prov =
+        |i: usize, line: u32| Provenance::File { path: format!("n{i}.md"), line_start: line, line_end: line };
     let mut nodes = Vec::with_capacity(items + tags * projects + projects);
     let mut edges = Vec::with_capacity(items * (links + 3));
     let per = items / projects;
@@ -121,7 +128,12 @@ fn generated_rows(items: usize, tags: usize, links: usize, projects: usize, seed
 
 /// Expansion latency: depth-2 neighbourhood of `seeds` random items on a generated graph, CSR versus a
 /// string-keyed adjacency map walked the same way (the baseline), in the same run.
-pub(crate) fn expansion(items: usize, seeds: usize, queries: usize, depth: usize) -> anyhow::Result<serde_json::Value> {
+pub(crate) fn expansion(
+    items: usize,
+    seeds: usize,
+    queries: usize,
+    depth: usize,
+) -> anyhow::Result<serde_json::Value> {
     let (projects, tags, links) = (10, 2000, 3);
     let (nodes, edges) = generated_rows(items, tags, links, projects, 7);
     let t = Instant::now();
@@ -150,7 +162,8 @@ pub(crate) fn expansion(items: usize, seeds: usize, queries: usize, depth: usize
         }
         reached.push(exp.reached.len() as f64);
         let t = Instant::now();
-        let n = naive_expand(&naive, set.iter().map(|&s| g.node(s).id.clone()).collect(), depth, opts.max_fanout);
+        let n =
+            naive_expand(&naive, set.iter().map(|&s| g.node(s).id.clone()).collect(), depth, opts.max_fanout);
         let dt = t.elapsed().as_secs_f64() * 1e3;
         if qi >= 20 {
             base.push(dt);
@@ -175,7 +188,12 @@ pub(crate) fn expansion(items: usize, seeds: usize, queries: usize, depth: usize
     }))
 }
 
-fn naive_expand(adj: &HashMap<String, Vec<(String, f32)>>, seeds: Vec<String>, depth: usize, fanout: usize) -> usize {
+fn naive_expand(
+    adj: &HashMap<String, Vec<(String, f32)>>,
+    seeds: Vec<String>,
+    depth: usize,
+    fanout: usize,
+) -> usize {
     let mut best: HashMap<String, (usize, f32)> = HashMap::new();
     let mut q: VecDeque<(String, usize, f32)> = VecDeque::new();
     for s in seeds {
@@ -205,8 +223,26 @@ fn naive_expand(adj: &HashMap<String, Vec<(String, f32)>>, seeds: Vec<String>, d
 }
 
 const CODENAMES: &[&str] = &[
-    "kestrel", "osprey", "heron", "plover", "merlin", "harrier", "shrike", "bittern", "avocet", "dunlin", "godwit",
-    "curlew", "whimbrel", "sanderling", "turnstone", "redshank", "greenshank", "phalarope", "skua", "fulmar",
+    "kestrel",
+    "osprey",
+    "heron",
+    "plover",
+    "merlin",
+    "harrier",
+    "shrike",
+    "bittern",
+    "avocet",
+    "dunlin",
+    "godwit",
+    "curlew",
+    "whimbrel",
+    "sanderling",
+    "turnstone",
+    "redshank",
+    "greenshank",
+    "phalarope",
+    "skua",
+    "fulmar",
 ];
 const FILLER: &[&str] = &[
     "queue", "deploy", "outage", "incident", "service", "latency", "database", "cluster", "retry", "timeout",
@@ -216,7 +252,11 @@ const FILLER: &[&str] = &[
 /// Write the multi-hop workspace: per topic an incident note that names the topic and links to a
 /// follow-up note holding the remediation (which never names the topic), plus distractor notes.
 /// Returns (question, incident item id, follow-up item id) per topic.
-fn write_multihop(root: &Path, topics: usize, distractors: usize) -> anyhow::Result<Vec<(String, String, String)>> {
+fn write_multihop(
+    root: &Path,
+    topics: usize,
+    distractors: usize,
+) -> anyhow::Result<Vec<(String, String, String)>> {
     let mut rng = Rng(42);
     let mut out = Vec::new();
     let word = |rng: &mut Rng| FILLER[rng.below(FILLER.len())];
@@ -238,7 +278,10 @@ fn write_multihop(root: &Path, topics: usize, distractors: usize) -> anyhow::Res
         let filler2: Vec<&str> = (0..30).map(|_| word(&mut rng)).collect();
         std::fs::write(
             root.join(&fu),
-            format!("---\ntitle: Follow-up {t}\n---\n# Follow-up {t}\n\nApply change {code} and watch the dashboards. {}.\n", filler2.join(" ")),
+            format!(
+                "---\ntitle: Follow-up {t}\n---\n# Follow-up {t}\n\nApply change {code} and watch the dashboards. {}.\n",
+                filler2.join(" ")
+            ),
         )?;
         out.push((
             format!("What was the remediation for the {name} outage?"),
@@ -263,7 +306,12 @@ fn open_all(data: &Path) -> anyhow::Result<(SqliteStore, Graph, Recaller)> {
     cairn_engine::sync_index(&store, &index)?;
     let t = Instant::now();
     let graph = cairn_engine::open_graph(&mut store)?;
-    eprintln!("graph sync + load: {:.2} s ({} nodes, {} edges)", t.elapsed().as_secs_f64(), graph.nodes().len(), graph.edges().len());
+    eprintln!(
+        "graph sync + load: {:.2} s ({} nodes, {} edges)",
+        t.elapsed().as_secs_f64(),
+        graph.nodes().len(),
+        graph.edges().len()
+    );
     let recaller = Recaller::new(&index, RecallSettings::default())?;
     Ok((store, graph, recaller))
 }
@@ -288,9 +336,17 @@ fn compare(
     score: &mut dyn FnMut(usize, &BTreeSet<String>) -> f64,
 ) -> Compare {
     let opts = GraphLaneOptions::default();
-    let mut c = Compare { plain_hits: 0.0, graph_hits: 0.0, plain_ms: vec![], graph_ms: vec![], plain_tokens: 0.0, graph_tokens: 0.0 };
+    let mut c = Compare {
+        plain_hits: 0.0,
+        graph_hits: 0.0,
+        plain_ms: vec![],
+        graph_ms: vec![],
+        plain_tokens: 0.0,
+        graph_tokens: 0.0,
+    };
     for (i, (q, project)) in questions.iter().enumerate() {
-        let mut req = ContextRequest::new(q.clone(), Scope::owner(project.clone()), budget, 1_800_000_000_000);
+        let mut req =
+            ContextRequest::new(q.clone(), Scope::owner(project.clone()), budget, 1_800_000_000_000);
         req.recent = 0;
         let t = Instant::now();
         let plain = cairn_engine::context(Ok(recaller), &req);
@@ -299,7 +355,8 @@ fn compare(
         let lane = GraphLane { graph: Ok((graph, store)), options: &opts };
         let with = cairn_engine::graph_context(Ok(recaller), Some(lane), &req);
         c.graph_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        let ids = |a: &cairn_assemble::Assembly| a.items.iter().map(|x| x.item_id.clone()).collect::<BTreeSet<_>>();
+        let ids =
+            |a: &cairn_assemble::Assembly| a.items.iter().map(|x| x.item_id.clone()).collect::<BTreeSet<_>>();
         c.plain_hits += score(i, &ids(&plain));
         c.graph_hits += score(i, &ids(&with));
         c.plain_tokens += plain.tokens as f64;
@@ -328,7 +385,12 @@ fn compare_json(c: &Compare) -> serde_json::Value {
 
 /// Multi-hop gain: share of questions whose block holds the follow-up (reachable only by the link),
 /// and the incident note itself (first hop), plain versus graph-aware.
-pub(crate) fn multihop(data: &Path, topics: usize, distractors: usize, budget: usize) -> anyhow::Result<serde_json::Value> {
+pub(crate) fn multihop(
+    data: &Path,
+    topics: usize,
+    distractors: usize,
+    budget: usize,
+) -> anyhow::Result<serde_json::Value> {
     let ws = data.join("workspace");
     std::fs::create_dir_all(&ws)?;
     let qs = write_multihop(&ws, topics, distractors)?;
@@ -338,8 +400,12 @@ pub(crate) fn multihop(data: &Path, topics: usize, distractors: usize, budget: u
     drop(store);
     let (store, graph, recaller) = open_all(data)?;
     let questions: Vec<(String, Option<String>)> = qs.iter().map(|(q, _, _)| (q.clone(), None)).collect();
-    let second = compare(&store, &graph, &recaller, &questions, budget, &mut |i, ids| ids.contains(&qs[i].2) as u8 as f64);
-    let first = compare(&store, &graph, &recaller, &questions, budget, &mut |i, ids| ids.contains(&qs[i].1) as u8 as f64);
+    let second = compare(&store, &graph, &recaller, &questions, budget, &mut |i, ids| {
+        ids.contains(&qs[i].2) as u8 as f64
+    });
+    let first = compare(&store, &graph, &recaller, &questions, budget, &mut |i, ids| {
+        ids.contains(&qs[i].1) as u8 as f64
+    });
     Ok(serde_json::json!({
         "bench": "graph-multihop",
         "topics": topics,
@@ -352,12 +418,18 @@ pub(crate) fn multihop(data: &Path, topics: usize, distractors: usize, budget: u
 
 /// LoCoMo: turns stored as conversation turns (sessions `conv:S<n>`, so `same_session` and `follows`
 /// edges exist); evidence recall of the block, plain versus graph-aware, scoped to the conversation.
-pub(crate) fn locomo(dir: &Path, data: &Path, budget: usize, limit: Option<usize>) -> anyhow::Result<serde_json::Value> {
+pub(crate) fn locomo(
+    dir: &Path,
+    data: &Path,
+    budget: usize,
+    limit: Option<usize>,
+) -> anyhow::Result<serde_json::Value> {
     let mut store = SqliteStore::open(&data.join("cairn.sqlite"))?;
     if store.last_seq()? == 0 {
         let corpus = std::fs::read_to_string(dir.join("corpus.jsonl")).context("reading corpus.jsonl")?;
         for (n, line) in corpus.lines().enumerate() {
-            let v: serde_json::Value = serde_json::from_str(line).with_context(|| format!("corpus.jsonl line {}", n + 1))?;
+            let v: serde_json::Value =
+                serde_json::from_str(line).with_context(|| format!("corpus.jsonl line {}", n + 1))?;
             let id = v["id"].as_str().unwrap_or_default().to_owned();
             let conv = v["conversation"].as_str().unwrap_or_default().to_owned();
             let session = format!("{conv}:S{}", v["session"].as_u64().unwrap_or(0));
@@ -377,7 +449,14 @@ pub(crate) fn locomo(dir: &Path, data: &Path, budget: usize, limit: Option<usize
                 observed_at: 0,
                 metadata: Default::default(),
             };
-            let rec = TurnRecord { session_key: session, turn_id, project: conv, audience: Audience::Private, ts: n as i64, item };
+            let rec = TurnRecord {
+                session_key: session,
+                turn_id,
+                project: conv,
+                audience: Audience::Private,
+                ts: n as i64,
+                item,
+            };
             store.record_turn(&rec, vec![])?;
         }
     }
@@ -388,11 +467,17 @@ pub(crate) fn locomo(dir: &Path, data: &Path, budget: usize, limit: Option<usize
     let mut evidence: Vec<Vec<String>> = Vec::new();
     for line in queries.lines().take(limit.unwrap_or(usize::MAX)) {
         let v: serde_json::Value = serde_json::from_str(line)?;
-        let ev: Vec<String> = v["evidence"].as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default();
+        let ev: Vec<String> = v["evidence"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default();
         if ev.is_empty() {
             continue;
         }
-        questions.push((v["question"].as_str().unwrap_or_default().to_owned(), v["conversation"].as_str().map(String::from)));
+        questions.push((
+            v["question"].as_str().unwrap_or_default().to_owned(),
+            v["conversation"].as_str().map(String::from),
+        ));
         evidence.push(ev);
     }
     let c = compare(&store, &graph, &recaller, &questions, budget, &mut |i, ids| {

@@ -296,7 +296,10 @@ fn main() -> anyhow::Result<()> {
             println!("{}", serde_json::to_string_pretty(&graph::expansion(items, seeds, queries, depth)?)?);
         }
         Cmd::GraphMultihop { data, topics, distractors, budget } => {
-            println!("{}", serde_json::to_string_pretty(&graph::multihop(&data, topics, distractors, budget)?)?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&graph::multihop(&data, topics, distractors, budget)?)?
+            );
         }
         Cmd::GraphLocomo { dir, data, budget, limit } => {
             println!("{}", serde_json::to_string_pretty(&graph::locomo(&dir, &data, budget, limit)?)?);
