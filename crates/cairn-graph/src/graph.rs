@@ -208,14 +208,8 @@ impl Graph {
         let index: HashMap<String, u32> =
             nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i as u32)).collect();
         let prov_key = |p: &Provenance| serde_json::to_string(p).unwrap_or_default();
-        resolved.sort_by(|a, b| {
-            (&a.0, &a.1, &a.2.kind, prov_key(&a.2.provenance)).cmp(&(
-                &b.0,
-                &b.1,
-                &b.2.kind,
-                prov_key(&b.2.provenance),
-            ))
-        });
+        resolved
+            .sort_by_cached_key(|(s, d, e)| (s.clone(), d.clone(), e.kind.clone(), prov_key(&e.provenance)));
         resolved.dedup_by(|a, b| {
             a.0 == b.0 && a.1 == b.1 && a.2.kind == b.2.kind && a.2.provenance == b.2.provenance
         });

@@ -27,6 +27,7 @@ pub struct GraphSyncReport {
 }
 
 type VocabByOwner = BTreeMap<String, Vec<VocabEntry>>;
+type ItemWithChunks = (Item, Vec<cairn_core::Chunk>);
 
 fn flatten(v: &VocabByOwner) -> Vocabulary {
     Vocabulary::new(v.values().flatten().cloned().collect())
@@ -59,7 +60,7 @@ pub fn sync_graph(store: &mut SqliteStore) -> Result<GraphSyncReport> {
         return Ok(GraphSyncReport { seq: last, ..Default::default() });
     }
     let before = flatten(&vocab).fingerprint();
-    let mut changed: Vec<(String, Option<(Item, Vec<cairn_core::Chunk>)>)> = Vec::new();
+    let mut changed: Vec<(String, Option<ItemWithChunks>)> = Vec::new();
     for c in store.changes_since(synced)? {
         let item = if c.deleted { None } else { store.get_item(&c.item_id)? };
         match item {
