@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Mock OpenAI-compatible model server for the OpenClaw end-to-end test.
+
+Answers POST /v1/chat/completions (an SSE stream when the body says `stream: true`, one JSON object otherwise)
+and appends every request body as one JSON line to the record file. The reply is chosen by the replies file:
+a JSON object {trigger: reply}; the first trigger found in the last user message selects its reply, otherwise
+the reply is "OK.". GET /v1/models lists the one model.
+
+usage: mock_model.py --port-file FILE --record FILE --replies FILE [--model ID]
+"""
+import argparse
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--record", required=True)
+    ap.add_argument("--replies", required=True)
+    ap.add_argument("--model", default="mock-1")
+    args = ap.parse_args()
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def send_json(self, code, obj):
+            data = json.dumps(obj).encode()
+            self.send_response(code)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if self.path.rstrip("/").endswith("/models"):
+                self.send_json(200, {"object": "list", "data": [{"id": args.model, "object": "model", "owned_by": "mock"}]})
+            else:
+                self.send_json(404, {"error": {"message": "not found"}})
+
+        def do_POST(self):
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length)
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self.send_json(404, {"error": {"message": "not found"}})
+                return
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                self.send_json(400, {"error": {"message": "invalid json"}})
+                return
+            with lock:
+                with open(args.record, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(body) + "\n")
+            try:
+                with open(args.replies, encoding="utf-8") as f:
+                    replies = json.load(f)
+            except (OSError, ValueError):
+                replies = {}
+            users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+            last = text_of(users[-1].get("content")) if users else ""
+            reply = next((r for t, r in replies.items() if t in last), "OK.")
+            created = int(time.time())
+            cid = f"chatcmpl-{created}"
+            usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+            if body.get("stream"):
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.send_header("connection", "close")
+                self.end_headers()
+
+                def chunk(delta, finish=None, extra=None):
+                    obj = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": args.model,
+                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                    if extra:
+                        obj.update(extra)
+                    self.wfile.write(f"data: {json.dumps(obj)}\n\n".encode())
+
+                chunk({"role": "assistant", "content": ""})
+                chunk({"content": reply})
+                chunk({}, "stop", {"usage": usage})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+            else:
+                self.send_json(200, {"id": cid, "object": "chat.completion", "created": created, "model": args.model,
+                                     "choices": [{"index": 0, "finish_reason": "stop",
+                                                  "message": {"role": "assistant", "content": reply}}],
+                                     "usage": usage})
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(args.port_file, "w") as f:
+        f.write(str(srv.server_address[1]))
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
