@@ -82,15 +82,16 @@ export interface SearchHit {
 
 /** Failure talking to the daemon: unreachable, timeout, or an error response. */
 export class CairnError extends Error {
-  constructor(
-    message: string,
-    /** `unreachable`, `timeout`, `http_<status>` or `bad_response`. */
-    readonly kind: string,
-    /** The daemon's error code from `{"error": {"code"}}`, when it sent one. */
-    readonly code?: string,
-  ) {
+  /** `unreachable`, `timeout`, `http_<status>` or `bad_response`. */
+  readonly kind: string;
+  /** The daemon's error code from `{"error": {"code"}}`, when it sent one. */
+  readonly code?: string;
+
+  constructor(message: string, kind: string, code?: string) {
     super(message);
     this.name = "CairnError";
+    this.kind = kind;
+    this.code = code;
   }
 }
 
@@ -103,7 +104,11 @@ export interface ClientOptions {
 
 /** A small typed client; `fetch` is Node's built-in one. */
 export class CairnClient {
-  constructor(readonly opts: ClientOptions) {}
+  readonly opts: ClientOptions;
+
+  constructor(opts: ClientOptions) {
+    this.opts = opts;
+  }
 
   private async request<T>(method: "GET" | "POST", path: string, body?: unknown, timeoutMs?: number): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
