@@ -256,13 +256,28 @@ def scenario(env):
     owner_dm = "agent:main:telegram:direct:1001"
     run_id = uuid.uuid4().hex[:8]
 
-    # (a) a matching prompt: the public pack and the public memory are injected.
-    a = env.agent(f"{owner_dm}", "How often is the orchid greenhouse watered, and what is the sensor label?", cfg, "a")
+    # (a) a matching prompt: the public pack and the public memory are injected. The mock model answers this
+    # prompt with a unique fact, which (e) later expects to be recalled.
+    a = env.agent(owner_dm, "How often is the orchid greenhouse watered, and what name did the society give "
+                  "the new hybrid orchid?", cfg, "a")
     ctx_a = block(a["user"], "cairn-context") or ""
     pack_a = block(a["user"], "pack-context") or ""
     check(PUBMEM in ctx_a, f"(a) the harvested memory {PUBMEM} is in the <cairn-context> block of the model request")
     check(PUBPACK in pack_a, f"(a) the garden_care pack ({PUBPACK}) is in a <pack-context> block")
-    check(a["rc"] == 0 and reply_text(a) != "", "(a) the turn completed with a reply")
+    check(a["rc"] == 0 and FACT in reply_text(a), f"(a) the turn completed; the model replied with the fact {FACT}")
+
+    # (e) the finished turn was captured: its fact becomes searchable, then is recalled on the next turn,
+    # without turn 1's injected blocks.
+    wait_for(lambda: any(FACT in json.dumps(h) for h in http_json(
+        "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": owner_dm})["hits"]),
+        "the captured turn to become searchable", timeout=30)
+    log("(e) the captured turn is searchable")
+    e2 = env.agent(owner_dm, "Remind me: what is the registered name of that new hybrid?", cfg, "e2")
+    ctx_e2 = block(e2["user"], "cairn-context") or ""
+    check(FACT in ctx_e2, f"(e) turn 2: the captured fact {FACT} is recalled into <cairn-context>")
+    check("<cairn-context" not in ctx_e2 and "<pack-context" not in ctx_e2 and "<cairn-fallback" not in ctx_e2,
+          "(e) the recalled turn carries no nested injected blocks")
+    check(PUBPACK not in ctx_e2, "(e) the recalled turn carries no text of turn 1's injected pack")
 
     # (b) a non-matching prompt (fresh session, so nothing sticky): no pack.
     b = env.agent(f"agent:main:telegram:direct:1001:thread:b{run_id}", "What is the capital of France?", cfg, "b")
@@ -278,21 +293,6 @@ def scenario(env):
           "(c) group session: no private pack")
     check(PRIVMEM not in c_group["user"] and PRIVMEM not in c_group["system"],
           "(c) group session: no private memory")
-
-    # (e) turn 1's reply is captured and recalled on turn 2, without turn 1's injected blocks.
-    e_key = f"agent:main:telegram:direct:1001:thread:e{run_id}"
-    e1 = env.agent(e_key, "What name did the society give the new hybrid orchid?", cfg, "e1")
-    check(FACT in reply_text(e1), f"(e) turn 1: the model replied with the fact {FACT}")
-    check(block(e1["user"], "cairn-context") is not None, "(e) turn 1 had injected context (to be stripped)")
-    wait_for(lambda: any(FACT in json.dumps(h) for h in http_json(
-        "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": e_key})["hits"]),
-        "the captured turn to become searchable", timeout=30)
-    e2 = env.agent(e_key, "Remind me: what is the registered name of that new hybrid?", cfg, "e2")
-    ctx_e2 = block(e2["user"], "cairn-context") or ""
-    check(FACT in ctx_e2, f"(e) turn 2: the captured fact {FACT} is recalled into <cairn-context>")
-    check("<cairn-context" not in ctx_e2 and "<pack-context" not in ctx_e2 and "<cairn-fallback" not in ctx_e2,
-          "(e) the recalled turn carries no nested injected blocks")
-    check(PUBPACK not in ctx_e2, "(e) the recalled turn carries no text of turn 1's injected pack")
 
     # (f) the bootstrap hook changes a subagent's file set: Cairn's sessions.yaml gives subagents SOUL.md only,
     # so the host's AGENTS.md is removed (the host then keeps only AGENTS.md-named files for subagents).
