@@ -52,7 +52,7 @@ export function createService(rt: Runtime): OpenClawPluginService {
       }
       const args = serveArgs(rt);
       rt.log.info(`starting ${rt.cfg.cairnBin} ${args.join(" ")}`);
-      const env = { ...process.env, ...(rt.cfg.token ? { CAIRN_SERVE__TOKEN: rt.cfg.token } : {}) };
+      const env = { ...process.env, ...(rt.cfg.token ? { CAIRN_SERVE_TOKEN: rt.cfg.token } : {}) };
       const proc = spawn(rt.cfg.cairnBin, args, { stdio: ["ignore", "ignore", "pipe"], env });
       child = proc;
       proc.on("error", (err) => rt.log.error(`cannot start ${rt.cfg.cairnBin}: ${err.message}`));

@@ -216,12 +216,15 @@ class Env:
             return []
         return [json.loads(line) for line in self.record.read_text().splitlines() if line.strip()]
 
-    def agent(self, session_key, message, config_path, label, expect_request=True):
+    def agent(self, session_key, message, config_path, label, expect_request=True, gateway_env=None):
         before = len(self.requests())
         t = time.monotonic()
+        env = self.oc_env(config_path)
+        env.update(gateway_env or {})
+        local = [] if gateway_env else ["--local"]
         r = subprocess.run(
-            [self.args.openclaw, "agent", "--local", "--json", "--session-key", session_key, "--message", message],
-            capture_output=True, text=True, env=self.oc_env(config_path), cwd=self.root, timeout=300,
+            [self.args.openclaw, "agent", *local, "--json", "--session-key", session_key, "--message", message],
+            capture_output=True, text=True, env=env, cwd=self.root, timeout=300,
         )
         took = time.monotonic() - t
         self.timings[label] = took
@@ -309,6 +312,44 @@ def scenario(env):
     d = env.agent(owner_dm, "Is the orchid greenhouse humid enough today?", cfg, "d")
     check(FALLBACK_TAG in d["user"], "(d) daemon down: the <cairn-fallback> note is in the model request")
     check(d["rc"] == 0 and reply_text(d) != "", "(d) daemon down: the turn still completed with a reply")
+
+    # (service) in the gateway, the plugin's managed service starts `cairn serve` when none answers (the
+    # daemon above is stopped), the turn goes through it, and stopping the gateway stops it.
+    daemon_url = f"http://127.0.0.1:{free_port()}"
+    gw_cfg = env.openclaw_config(True)
+    gw_cfg["plugins"]["entries"]["cairn"]["config"] = {
+        "baseUrl": daemon_url, "autoStart": True, "cairnBin": env.args.cairn, "configPath": str(env.cairn_toml),
+        "timeoutMs": 3000, "debug": True,
+    }
+    gw_path = env.home / "openclaw-gateway.json"
+    gw_path.write_text(json.dumps(gw_cfg, indent=2))
+    gw_env = {"OPENCLAW_GATEWAY_PORT": str(free_port()), "OPENCLAW_GATEWAY_TOKEN": uuid.uuid4().hex}
+    t = time.monotonic()
+    genv = env.oc_env(gw_path)
+    genv.update(gw_env)
+    env.start("gateway", [env.args.openclaw, "gateway", "run", "--port", gw_env["OPENCLAW_GATEWAY_PORT"], "--bind",
+                          "loopback", "--auth", "token", "--token", gw_env["OPENCLAW_GATEWAY_TOKEN"],
+                          "--allow-unconfigured"], env=genv, cwd=env.root)
+    wait_for(lambda: http_json("GET", f"{daemon_url}/v1/health", timeout=1).get("status") == "ok",
+             f"the gateway's plugin service to start cairn serve at {daemon_url} (log: gateway.log)", timeout=240,
+             every=1.0)
+    env.timings["gateway-start"] = time.monotonic() - t
+    check(True, "(service) the gateway's plugin service started cairn serve")
+    g = env.agent(f"agent:main:telegram:direct:1001:thread:g{run_id}", "Which label does the orchid greenhouse "
+                  "humidity sensor carry?", gw_path, "service", gateway_env=gw_env)
+    check(PUBMEM in (block(g["user"], "cairn-context") or ""),
+          "(service) a gateway turn got its context from the started daemon")
+    env.stop("gateway", timeout=60)
+
+    def daemon_gone():
+        try:
+            http_json("GET", f"{daemon_url}/v1/health", timeout=1)
+            return False
+        except (urllib.error.URLError, OSError):
+            return True
+
+    wait_for(daemon_gone, "the started cairn serve to stop with the gateway", timeout=30)
+    check(True, "(service) stopping the gateway stopped the daemon it had started")
 
     # Load failure: without allowConversationAccess the plugin refuses to load, naming the setting.
     # OpenClaw turns a plugin that throws in register() into a failed command, with the plugin's message.
