@@ -149,7 +149,12 @@ class Env:
             f'workspace = "{self.ws}"\n'
             f'[route]\nconfig_dir = "{self.cfgdir}"\n'
         )
-        self.replies.write_text(json.dumps({"hybrid orchid": f"The new hybrid orchid is registered as {FACT}."}))
+        self.replies.write_text(json.dumps({
+            "hybrid orchid": f"The new hybrid orchid is registered as {FACT}.",
+            # The model calls cairn_search through OpenClaw's tool_call (plugin tools sit behind tool search).
+            "supplier invoice ledger": {"tool": "tool_call", "arguments": {
+                "id": "cairn_search", "args": {"query": "supplier ledger account number"}}},
+        }))
         self.home.mkdir()
 
     def cairn(self, *argv, check_rc=True):
@@ -243,7 +248,9 @@ class Env:
         user = next(text_of(m.get("content")) for m in req["messages"]
                     if m.get("role") == "user" and message in text_of(m.get("content")))
         system = "\n".join(text_of(m.get("content")) for m in req["messages"] if m.get("role") in ("system", "developer"))
-        return {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr, "user": user, "system": system}
+        tools = "\n".join(text_of(m.get("content")) for q in mine for m in q["messages"] if m.get("role") == "tool")
+        return {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr, "user": user, "system": system,
+                "tools": tools}
 
 
 def reply_text(run):
@@ -291,11 +298,15 @@ def scenario(env):
     c_main = env.agent("agent:main:main", prompt_c, cfg, "c-main")
     check(PRIVPACK in c_main["user"], f"(c) main session: the private pack ({PRIVPACK}) is injected")
     check(PRIVMEM in c_main["user"], f"(c) main session: the private memory ({PRIVMEM}) is injected")
+    check(PRIVMEM in c_main["tools"], "(tool) main session: the model's cairn_search call returned the private memory")
     c_group = env.agent(f"agent:main:telegram:group:-100{run_id}", prompt_c, cfg, "c-group")
     check(PRIVPACK not in c_group["user"] and PRIVPACK not in c_group["system"],
           "(c) group session: no private pack")
     check(PRIVMEM not in c_group["user"] and PRIVMEM not in c_group["system"],
           "(c) group session: no private memory")
+    check('"cairn_search"' in c_group["tools"] and "unavailable" not in c_group["tools"],
+          "(tool) group session: cairn_search ran")
+    check(PRIVMEM not in c_group["tools"], "(tool) group session: cairn_search returned no private memory")
 
     # (f) the bootstrap hook changes a subagent's file set: Cairn's sessions.yaml gives subagents SOUL.md only,
     # so the host's AGENTS.md is removed (the host then keeps only AGENTS.md-named files for subagents).

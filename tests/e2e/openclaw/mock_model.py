@@ -3,8 +3,9 @@
 
 Answers POST /v1/chat/completions (an SSE stream when the body says `stream: true`, one JSON object otherwise)
 and appends every request body as one JSON line to the record file. The reply is chosen by the replies file:
-a JSON object {trigger: reply}; the first trigger found in the last user message selects its reply, otherwise
-the reply is "OK.". GET /v1/models lists the one model.
+a JSON object {trigger: reply}; the first trigger found in the user messages selects its reply, otherwise
+the reply is "OK.". A reply may be {"tool": NAME, "arguments": {...}}: the model then calls that tool, and once
+the conversation holds a tool result it answers "Done.". GET /v1/models lists the one model.
 
 usage: mock_model.py --port-file FILE --record FILE --replies FILE [--model ID]
 """
@@ -71,9 +72,18 @@ def main():
                     replies = json.load(f)
             except (OSError, ValueError):
                 replies = {}
-            users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-            last = text_of(users[-1].get("content")) if users else ""
-            reply = next((r for t, r in replies.items() if t in last), "OK.")
+            msgs = body.get("messages", [])
+            users = [m for m in msgs if m.get("role") == "user"]
+            # OpenClaw sends the prompt and then its own context as separate user messages: look in all of them.
+            said = "\n".join(text_of(m.get("content")) for m in users)
+            reply = next((r for t, r in replies.items() if t in said), "OK.")
+            tool = None
+            if isinstance(reply, dict):
+                # OpenClaw appends its own user message after a tool result: any tool result ends the loop.
+                if any(m.get("role") == "tool" for m in msgs):
+                    reply = "Done."
+                else:
+                    tool, reply = reply, ""
             created = int(time.time())
             cid = f"chatcmpl-{created}"
             usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
@@ -92,15 +102,26 @@ def main():
                     self.wfile.write(f"data: {json.dumps(obj)}\n\n".encode())
 
                 chunk({"role": "assistant", "content": ""})
-                chunk({"content": reply})
-                chunk({}, "stop", {"usage": usage})
+                if tool:
+                    chunk({"tool_calls": [{"index": 0, "id": f"call_{created}", "type": "function",
+                                           "function": {"name": tool["tool"],
+                                                        "arguments": json.dumps(tool.get("arguments", {}))}}]})
+                    chunk({}, "tool_calls", {"usage": usage})
+                else:
+                    chunk({"content": reply})
+                    chunk({}, "stop", {"usage": usage})
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True
             else:
+                message = {"role": "assistant", "content": reply or None}
+                if tool:
+                    message["tool_calls"] = [{"id": f"call_{created}", "type": "function",
+                                              "function": {"name": tool["tool"],
+                                                           "arguments": json.dumps(tool.get("arguments", {}))}}]
                 self.send_json(200, {"id": cid, "object": "chat.completion", "created": created, "model": args.model,
-                                     "choices": [{"index": 0, "finish_reason": "stop",
-                                                  "message": {"role": "assistant", "content": reply}}],
+                                     "choices": [{"index": 0, "finish_reason": "tool_calls" if tool else "stop",
+                                                  "message": message}],
                                      "usage": usage})
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
