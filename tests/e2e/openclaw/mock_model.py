@@ -11,9 +11,13 @@ usage: mock_model.py --port-file FILE --record FILE --replies FILE [--model ID]
 """
 import argparse
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+INJECTED = re.compile(r"<(cairn-context|pack-context|cairn-fallback)\b.*?</\1>", re.S)
 
 
 def text_of(content):
@@ -74,8 +78,9 @@ def main():
                 replies = {}
             msgs = body.get("messages", [])
             users = [m for m in msgs if m.get("role") == "user"]
-            # OpenClaw sends the prompt and then its own context as separate user messages: look in all of them.
-            said = "\n".join(text_of(m.get("content")) for m in users)
+            # OpenClaw sends the prompt and then its own context as separate user messages: look in all of them,
+            # but not inside injected context blocks (recalled turns there would trigger replies of their own).
+            said = INJECTED.sub("", "\n".join(text_of(m.get("content")) for m in users))
             reply = next((r for t, r in replies.items() if t in said), "OK.")
             tool = None
             if isinstance(reply, dict):
