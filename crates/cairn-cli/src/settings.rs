@@ -72,6 +72,9 @@ pub(crate) struct Settings {
     pub context: crate::commands::context::ContextSettings,
     /// Routing.
     pub route: RouteSettings,
+    /// The daemon.
+    #[serde(default)]
+    pub serve: cairn_serve::ServeOptions,
 }
 
 impl Default for Settings {
@@ -88,6 +91,7 @@ impl Default for Settings {
             recall: cairn_recall::RecallSettings::default(),
             context: crate::commands::context::ContextSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
+            serve: cairn_serve::ServeOptions::default(),
         }
     }
 }
@@ -122,6 +126,9 @@ impl Settings {
                 if p.is_relative() {
                     *p = base.join(&*p);
                 }
+            }
+            if let Some(p) = settings.serve.unix.as_mut().filter(|p| p.is_relative()) {
+                *p = base.join(&*p);
             }
         }
         if let Some(d) = &args.data_dir {

@@ -37,6 +37,17 @@ use cairn_recall::{RecallIndex, RecallQuery, Recaller};
 use cairn_store::Store;
 use serde::Serialize;
 
+mod lane;
+mod session;
+mod turn;
+
+pub use lane::Lane;
+pub use session::{SessionEntry, SessionStates};
+pub use turn::{
+    BootstrapFile, BootstrapResult, CONTEXT_FILE, Engine, EngineConfig, EngineError, IngestNote, IntentView,
+    RouteTrace, SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note, now_ms,
+};
+
 /// Result with the engine's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -50,6 +61,19 @@ pub enum Error {
     /// The index failed.
     #[error(transparent)]
     Index(#[from] cairn_recall::Error),
+    /// Capturing a turn failed (a malformed turn is [`cairn_ingest::Error::BadTurn`]).
+    #[error(transparent)]
+    Ingest(#[from] cairn_ingest::Error),
+    /// The input is unusable; the message names the field.
+    #[error("{0}")]
+    BadInput(String),
+}
+
+impl Error {
+    /// Whether the caller sent something unusable (as opposed to a failure on this side).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, Error::BadInput(_) | Error::Ingest(cairn_ingest::Error::BadTurn(_)))
+    }
 }
 
 /// What [`sync_index`] did.
@@ -192,44 +216,79 @@ pub fn candidates_for(budget: usize) -> (usize, usize) {
     ((budget / 80).clamp(8, 40), (budget / 400).clamp(2, 10))
 }
 
-/// Recall then assemble. `recaller` is the opened recall side, or why it could not be opened: then the
-/// assembly is empty and its receipt records the failed lane (fail-open).
-pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Assembly {
-    let mut areq = AssembleRequest::new(req.query.clone(), req.budget);
-    areq.options = req.options.clone();
-    if areq.options.scope.is_none() {
-        areq.options.scope = Some(req.scope.clone());
+/// What recall gave a context request: hits, recent items, tags and lane reports.
+#[derive(Debug, Clone, Default)]
+pub struct Recalled {
+    /// Ranked topic hits.
+    pub hits: Vec<cairn_core::Hit>,
+    /// Most recent items in scope.
+    pub recent: Vec<cairn_core::Hit>,
+    /// Tags inferred from the query.
+    pub query_tags: Vec<String>,
+    /// One report per lane.
+    pub lanes: Vec<LaneReport>,
+}
+
+impl Recalled {
+    /// Whether every lane that ran failed (nothing could be recalled at all).
+    pub fn all_failed(&self) -> bool {
+        !self.lanes.is_empty()
+            && self.lanes.iter().all(|l| matches!(l.status, LaneStatus::Failed | LaneStatus::Skipped))
+            && self.lanes.iter().any(|l| l.status == LaneStatus::Failed)
     }
+}
+
+/// The recall half of [`context`]: runs `recaller` for `req`, or reports the lexical lane failed when
+/// the recall side could not be opened.
+pub fn recall_for(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Recalled {
     match recaller {
         Ok(r) => {
             let mut q = RecallQuery::new(req.query.clone(), req.scope.clone(), req.candidates, req.now);
             q.recent_k = req.recent;
             let result = r.recall(&q);
-            areq.query_tags = result.query_tags;
-            areq.topic = result.hits;
-            areq.recent = result.recent;
-            areq.lanes = result.lanes;
+            let mut lanes = result.lanes;
             if !req.timings {
-                for lane in &mut areq.lanes {
+                for lane in &mut lanes {
                     lane.micros = 0;
                 }
             }
+            Recalled { hits: result.hits, recent: result.recent, query_tags: result.query_tags, lanes }
         }
-        Err(e) => {
-            areq.lanes = vec![LaneReport {
+        Err(e) => Recalled {
+            lanes: vec![LaneReport {
                 name: "lexical".into(),
                 status: LaneStatus::Failed,
                 candidates: 0,
                 micros: 0,
                 error: Some(e.to_string()),
-            }];
-        }
+            }],
+            ..Default::default()
+        },
     }
-    // Token counts of rendered pieces are memoised across calls: a warm process serving many turns
-    // recounts nothing it has seen (same output either way).
-    static COUNTS: std::sync::OnceLock<std::sync::Mutex<cairn_assemble::CountCache>> =
-        std::sync::OnceLock::new();
-    let cache = COUNTS.get_or_init(|| std::sync::Mutex::new(cairn_assemble::CountCache::default()));
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    cairn_assemble::assemble_with(&areq, &mut cache)
+}
+
+/// The assembly half of [`context`]: `recalled` into a block under `req.budget`.
+pub fn assemble_for(req: &ContextRequest, recalled: Recalled) -> Assembly {
+    let mut areq = AssembleRequest::new(req.query.clone(), req.budget);
+    areq.options = req.options.clone();
+    if areq.options.scope.is_none() {
+        areq.options.scope = Some(req.scope.clone());
+    }
+    areq.query_tags = recalled.query_tags;
+    areq.topic = recalled.hits;
+    areq.recent = recalled.recent;
+    areq.lanes = recalled.lanes;
+    // Token counts of rendered pieces are memoised per thread: a warm server thread recounts nothing it
+    // has seen, and threads never wait on each other (same output either way).
+    thread_local! {
+        static COUNTS: std::cell::RefCell<cairn_assemble::CountCache> =
+            std::cell::RefCell::new(cairn_assemble::CountCache::default());
+    }
+    COUNTS.with_borrow_mut(|cache| cairn_assemble::assemble_with(&areq, cache))
+}
+
+/// Recall then assemble. `recaller` is the opened recall side, or why it could not be opened: then the
+/// assembly is empty and its receipt records the failed lane (fail-open).
+pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Assembly {
+    assemble_for(req, recall_for(recaller, req))
 }

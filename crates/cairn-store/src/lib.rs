@@ -25,10 +25,12 @@
 
 mod error;
 mod migrate;
+mod serving;
 mod sqlite;
 
 pub use error::{Error, ErrorKind, Result};
 pub use migrate::SCHEMA_VERSION;
+pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;
 
 use std::collections::BTreeMap;

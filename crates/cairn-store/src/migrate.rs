@@ -7,8 +7,11 @@ use rusqlite::Connection;
 use crate::{Error, Result};
 
 /// The migrations, in order; migration `i` brings the schema to version `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] =
-    &[include_str!("../migrations/0001_init.sql"), include_str!("../migrations/0002_harvest_runs.sql")];
+pub(crate) const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_harvest_runs.sql"),
+    include_str!("../migrations/0003_session_state.sql"),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

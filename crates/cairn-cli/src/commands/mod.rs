@@ -4,3 +4,4 @@ pub(crate) mod context;
 pub(crate) mod ingest;
 pub(crate) mod recall;
 pub(crate) mod route;
+pub(crate) mod serve;
