@@ -2,8 +2,9 @@
 """End-to-end test of the Cairn OpenClaw plugin inside the real OpenClaw host.
 
 Harvests a small workspace (one public and one private memory) with a routing config (a public and a private
-pack), starts `cairn serve` and a mock OpenAI-compatible model server on 127.0.0.1, runs `openclaw agent --local`
-turns with the plugin loaded, and asserts on the model requests the mock recorded.
+pack), starts a mock OpenAI-compatible model server on 127.0.0.1 and `openclaw gateway` with the plugin (whose
+managed service starts `cairn serve`), runs `openclaw agent` turns through the gateway and two one-shot
+`openclaw agent --local` runs, and asserts on the model requests the mock recorded.
 
 usage: e2e.py --cairn BIN --openclaw BIN --plugin DIR [--keep]
 (run by tests/e2e/openclaw/run.sh, which installs Node and OpenClaw and builds cairn first)
@@ -170,12 +171,6 @@ class Env:
         self.timings["harvest"] = time.monotonic() - t
         log(f"harvest: {r.stdout.strip().splitlines()[-1] if r.stdout.strip() else 'done'}")
 
-    def start_serve(self):
-        self.start("serve", [self.args.cairn, "--config", str(self.cairn_toml), "serve", "--addr",
-                             f"127.0.0.1:{self.serve_port}"])
-        wait_for(lambda: http_json("GET", f"{self.base_url}/v1/health", timeout=1).get("status") == "ok",
-                 f"cairn serve on {self.base_url} (log: {self.root / 'serve.log'})", timeout=60)
-
     def start_mock(self):
         port_file = self.root / "mock.port"
         self.start("mock", [sys.executable, str(HERE / "mock_model.py"), "--port-file", str(port_file),
@@ -258,74 +253,15 @@ def reply_text(run):
         out = json.loads(run["stdout"])
     except ValueError:
         return ""
-    return " ".join(p.get("text") or "" for p in out.get("payloads", []))
+    # `--local` prints the run result; through the gateway it is wrapped in {runId, status, result}.
+    result = out.get("result", out) if isinstance(out, dict) else {}
+    return " ".join(p.get("text") or "" for p in result.get("payloads", []))
 
 
-def scenario(env):
-    cfg = env.write_openclaw_config(True)
-    owner_dm = "agent:main:telegram:direct:1001"
-    run_id = uuid.uuid4().hex[:8]
-
-    # (a) a matching prompt: the public pack and the public memory are injected. The mock model answers this
-    # prompt with a unique fact, which (e) later expects to be recalled.
-    a = env.agent(owner_dm, "How often is the orchid greenhouse watered, and what name did the society give "
-                  "the new hybrid orchid?", cfg, "a")
-    ctx_a = block(a["user"], "cairn-context") or ""
-    pack_a = block(a["user"], "pack-context") or ""
-    check(PUBMEM in ctx_a, f"(a) the harvested memory {PUBMEM} is in the <cairn-context> block of the model request")
-    check(PUBPACK in pack_a, f"(a) the garden_care pack ({PUBPACK}) is in a <pack-context> block")
-    check(a["rc"] == 0 and FACT in reply_text(a), f"(a) the turn completed; the model replied with the fact {FACT}")
-
-    # (e) the finished turn was captured: its fact becomes searchable, then is recalled on the next turn,
-    # without turn 1's injected blocks.
-    wait_for(lambda: any(FACT in json.dumps(h) for h in http_json(
-        "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": owner_dm})["hits"]),
-        "the captured turn to become searchable", timeout=30)
-    log("(e) the captured turn is searchable")
-    e2 = env.agent(owner_dm, "Remind me: what is the registered name of that new hybrid?", cfg, "e2")
-    ctx_e2 = block(e2["user"], "cairn-context") or ""
-    check(FACT in ctx_e2, f"(e) turn 2: the captured fact {FACT} is recalled into <cairn-context>")
-    check("<cairn-context" not in ctx_e2 and "<pack-context" not in ctx_e2 and "<cairn-fallback" not in ctx_e2,
-          "(e) the recalled turn carries no nested injected blocks")
-    check(PUBPACK not in ctx_e2, "(e) the recalled turn carries no text of turn 1's injected pack")
-
-    # (b) a non-matching prompt (fresh session, so nothing sticky): no pack.
-    b = env.agent(f"agent:main:telegram:direct:1001:thread:b{run_id}", "What is the capital of France?", cfg, "b")
-    check("<pack-context" not in b["user"], "(b) no <pack-context> block for a prompt matching no intent")
-
-    # (c) the same private prompt: the owner's main session gets the private pack and memory, a group does not.
-    prompt_c = "Please reconcile the supplier invoice ledger for the nursery."
-    c_main = env.agent("agent:main:main", prompt_c, cfg, "c-main")
-    check(PRIVPACK in c_main["user"], f"(c) main session: the private pack ({PRIVPACK}) is injected")
-    check(PRIVMEM in c_main["user"], f"(c) main session: the private memory ({PRIVMEM}) is injected")
-    check(PRIVMEM in c_main["tools"], "(tool) main session: the model's cairn_search call returned the private memory")
-    c_group = env.agent(f"agent:main:telegram:group:-100{run_id}", prompt_c, cfg, "c-group")
-    check(PRIVPACK not in c_group["user"] and PRIVPACK not in c_group["system"],
-          "(c) group session: no private pack")
-    check(PRIVMEM not in c_group["user"] and PRIVMEM not in c_group["system"],
-          "(c) group session: no private memory")
-    check('"cairn_search"' in c_group["tools"] and "unavailable" not in c_group["tools"],
-          "(tool) group session: cairn_search ran")
-    check(PRIVMEM not in c_group["tools"], "(tool) group session: cairn_search returned no private memory")
-
-    # (f) the bootstrap hook changes a subagent's file set: Cairn's sessions.yaml gives subagents SOUL.md only,
-    # so the host's AGENTS.md is removed (the host then keeps only AGENTS.md-named files for subagents).
-    check(AGENTSMARK in a["system"], f"(f) control: a direct session's system prompt has AGENTS.md ({AGENTSMARK})")
-    f = env.agent(f"agent:main:subagent:{uuid.uuid4()}", "Summarise your instructions in one line.", cfg, "f")
-    check(AGENTSMARK not in f["system"], "(f) subagent: AGENTS.md was filtered out by the bootstrap hook")
-    check(re.search(r"bootstrap agent:main:subagent:\S+: \d+ files.*removed \[[^\]]*AGENTS\.md", f["stderr"]) is not None,
-          "(f) the plugin logged the removal for the subagent key")
-    check("CAIRN_CONTEXT.md" in a["system"], "(f) main/direct sessions get the generated CAIRN_CONTEXT.md")
-
-    # (d) daemon down: the fallback note is in the request and the turn still completes.
-    rc = env.stop("serve")
-    log(f"cairn serve stopped (exit {rc})")
-    d = env.agent(owner_dm, "Is the orchid greenhouse humid enough today?", cfg, "d")
-    check(FALLBACK_TAG in d["user"], "(d) daemon down: the <cairn-fallback> note is in the model request")
-    check(d["rc"] == 0 and reply_text(d) != "", "(d) daemon down: the turn still completed with a reply")
-
-    # (service) in the gateway, the plugin's managed service starts `cairn serve` when none answers (the
-    # daemon above is stopped), the turn goes through it, and stopping the gateway stops it.
+def start_gateway(env):
+    """Run `openclaw gateway` with the plugin's managed service on: no daemon answers at `baseUrl`, so the
+    service must start `cairn serve` there. Turns then go through the warm gateway (much faster than
+    `openclaw agent --local`, which loads every plugin again per run)."""
     daemon_url = f"http://127.0.0.1:{free_port()}"
     gw_cfg = env.openclaw_config(True)
     gw_cfg["plugins"]["entries"]["cairn"]["config"] = {
@@ -342,14 +278,76 @@ def scenario(env):
                           "loopback", "--auth", "token", "--token", gw_env["OPENCLAW_GATEWAY_TOKEN"],
                           "--allow-unconfigured"], env=genv, cwd=env.root)
     wait_for(lambda: http_json("GET", f"{daemon_url}/v1/health", timeout=1).get("status") == "ok",
-             f"the gateway's plugin service to start cairn serve at {daemon_url} (log: gateway.log)", timeout=240,
+             f"the gateway's plugin service to start cairn serve at {daemon_url} (log: gateway.log)", timeout=300,
              every=1.0)
     env.timings["gateway-start"] = time.monotonic() - t
-    check(True, "(service) the gateway's plugin service started cairn serve")
-    g = env.agent(f"agent:main:telegram:direct:1001:thread:g{run_id}", "Which label does the orchid greenhouse "
-                  "humidity sensor carry?", gw_path, "service", gateway_env=gw_env)
-    check(PUBMEM in (block(g["user"], "cairn-context") or ""),
-          "(service) a gateway turn got its context from the started daemon")
+    check(True, "(service) with no daemon running, the gateway's plugin service started cairn serve")
+    env.base_url = daemon_url
+    return gw_path, gw_env
+
+
+def scenario(env):
+    owner_dm = "agent:main:telegram:direct:1001"
+    run_id = uuid.uuid4().hex[:8]
+    cfg, gw = start_gateway(env)
+
+    # (a) a matching prompt: the public pack and the public memory are injected. The mock model answers this
+    # prompt with a unique fact, which (e) later expects to be recalled.
+    a = env.agent(owner_dm, "How often is the orchid greenhouse watered, and what name did the society give "
+                  "the new hybrid orchid?", cfg, "a", gateway_env=gw)
+    ctx_a = block(a["user"], "cairn-context") or ""
+    pack_a = block(a["user"], "pack-context") or ""
+    check(PUBMEM in ctx_a, f"(a) the harvested memory {PUBMEM} is in the <cairn-context> block of the model request")
+    check(PUBPACK in pack_a, f"(a) the garden_care pack ({PUBPACK}) is in a <pack-context> block")
+    check(a["rc"] == 0 and FACT in reply_text(a), f"(a) the turn completed; the model replied with the fact {FACT}")
+
+    # (e) the finished turn was captured: its fact becomes searchable, then is recalled on the next turn,
+    # without turn 1's injected blocks.
+    wait_for(lambda: any(FACT in json.dumps(h) for h in http_json(
+        "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": owner_dm})["hits"]),
+        "the captured turn to become searchable", timeout=30)
+    log("(e) the captured turn is searchable")
+    e2 = env.agent(owner_dm, "Remind me: what is the registered name of that new hybrid?", cfg, "e2", gateway_env=gw)
+    ctx_e2 = block(e2["user"], "cairn-context") or ""
+    check(FACT in ctx_e2, f"(e) turn 2: the captured fact {FACT} is recalled into <cairn-context>")
+    check("<cairn-context" not in ctx_e2 and "<pack-context" not in ctx_e2 and "<cairn-fallback" not in ctx_e2,
+          "(e) the recalled turn carries no nested injected blocks")
+    check(PUBPACK not in ctx_e2, "(e) the recalled turn carries no text of turn 1's injected pack")
+
+    # (b) a non-matching prompt (fresh session, so nothing sticky): no pack.
+    b = env.agent(f"agent:main:telegram:direct:1001:thread:b{run_id}", "What is the capital of France?", cfg, "b",
+                  gateway_env=gw)
+    check("<pack-context" not in b["user"], "(b) no <pack-context> block for a prompt matching no intent")
+
+    # (c) the same private prompt: the owner's main session gets the private pack and memory, a group does not.
+    # The mock model also calls cairn_search here; its result must follow the same scope.
+    prompt_c = "Please reconcile the supplier invoice ledger for the nursery."
+    c_main = env.agent("agent:main:main", prompt_c, cfg, "c-main", gateway_env=gw)
+    check(PRIVPACK in c_main["user"], f"(c) main session: the private pack ({PRIVPACK}) is injected")
+    check(PRIVMEM in c_main["user"], f"(c) main session: the private memory ({PRIVMEM}) is injected")
+    check(PRIVMEM in c_main["tools"], "(tool) main session: the model's cairn_search call returned the private memory")
+    c_group = env.agent(f"agent:main:telegram:group:-100{run_id}", prompt_c, cfg, "c-group", gateway_env=gw)
+    check(PRIVPACK not in c_group["user"] and PRIVPACK not in c_group["system"],
+          "(c) group session: no private pack")
+    check(PRIVMEM not in c_group["user"] and PRIVMEM not in c_group["system"],
+          "(c) group session: no private memory")
+    check('"cairn_search"' in c_group["tools"] and "unavailable" not in c_group["tools"],
+          "(tool) group session: cairn_search ran")
+    check(PRIVMEM not in c_group["tools"], "(tool) group session: cairn_search returned no private memory")
+
+    # (f) the bootstrap hook changes a subagent's file set: Cairn's sessions.yaml gives subagents SOUL.md only,
+    # so the host's AGENTS.md is removed (the host then keeps only AGENTS.md-named files for subagents).
+    check(AGENTSMARK in a["system"], f"(f) control: a direct session's system prompt has AGENTS.md ({AGENTSMARK})")
+    f = env.agent(f"agent:main:subagent:{uuid.uuid4()}", "Summarise your instructions in one line.", cfg, "f",
+                  gateway_env=gw)
+    check(AGENTSMARK not in f["system"], "(f) subagent: AGENTS.md was filtered out by the bootstrap hook")
+    gw_log = (env.root / "gateway.log").read_text(errors="replace")
+    check(re.search(r"bootstrap agent:main:subagent:\S+: \d+ files.*removed \[[^\]]*AGENTS\.md", gw_log) is not None,
+          "(f) the plugin logged the removal for the subagent key")
+    check("CAIRN_CONTEXT.md" in a["system"], "(f) main/direct sessions get the generated CAIRN_CONTEXT.md")
+
+    # (service) stopping the gateway stops the daemon its plugin started.
+    daemon_url = env.base_url
     env.stop("gateway", timeout=60)
 
     def daemon_gone():
@@ -361,6 +359,12 @@ def scenario(env):
 
     wait_for(daemon_gone, "the started cairn serve to stop with the gateway", timeout=30)
     check(True, "(service) stopping the gateway stopped the daemon it had started")
+
+    # (d) daemon down (a one-shot local run starts no plugin service): the fallback note is in the request and
+    # the turn still completes.
+    d = env.agent(owner_dm, "Is the orchid greenhouse humid enough today?", cfg, "d")
+    check(FALLBACK_TAG in d["user"], "(d) daemon down: the <cairn-fallback> note is in the model request")
+    check(d["rc"] == 0 and reply_text(d) != "", "(d) daemon down: the turn still completed with a reply")
 
     # Load failure: without allowConversationAccess the plugin refuses to load, naming the setting.
     # OpenClaw turns a plugin that throws in register() into a failed command, with the plugin's message.
@@ -384,13 +388,12 @@ def main():
     try:
         env.setup()
         env.harvest()
-        env.start_serve()
         env.start_mock()
         scenario(env)
         ok = True
     except Failure as e:
         log(f"FAIL: {e}")
-        for name in ("serve", "mock"):
+        for name in ("gateway", "mock"):
             if (env.root / f"{name}.log").exists():
                 log(f"--- {name}.log tail ---\n{env.tail(name)}")
     finally:
