@@ -92,7 +92,8 @@ pub(crate) async fn run(args: LoadArgs) -> anyhow::Result<Value> {
     if args.warmup > 0 {
         let next = AtomicUsize::new(0);
         let (f, e) = (AtomicU64::new(0), AtomicU64::new(0));
-        let tasks: Vec<_> = (0..args.connections).map(|c| turns(&client, &args, args.warmup, &next, &f, &e, c)).collect();
+        let tasks: Vec<_> =
+            (0..args.connections).map(|c| turns(&client, &args, args.warmup, &next, &f, &e, c)).collect();
         futures_join(tasks).await;
     }
 
@@ -147,7 +148,9 @@ pub(crate) async fn run(args: LoadArgs) -> anyhow::Result<Value> {
     // Every accepted capture must reach the store.
     let drain_started = Instant::now();
     let mut after = status(&client, &args.url).await?;
-    while after["queue"]["queued"].as_u64().unwrap_or(0) > 0 && drain_started.elapsed() < Duration::from_secs(120) {
+    while after["queue"]["queued"].as_u64().unwrap_or(0) > 0
+        && drain_started.elapsed() < Duration::from_secs(120)
+    {
         tokio::time::sleep(Duration::from_millis(100)).await;
         after = status(&client, &args.url).await?;
     }
@@ -209,7 +212,12 @@ pub(crate) struct Daemon {
 }
 
 impl Daemon {
-    pub(crate) fn spawn(cairn: &Path, data: &Path, route: Option<&Path>, port: u16) -> anyhow::Result<Daemon> {
+    pub(crate) fn spawn(
+        cairn: &Path,
+        data: &Path,
+        route: Option<&Path>,
+        port: u16,
+    ) -> anyhow::Result<Daemon> {
         let mut cmd = Command::new(cairn);
         cmd.arg("--data-dir").arg(data);
         if let Some(r) = route {

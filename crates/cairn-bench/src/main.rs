@@ -307,7 +307,10 @@ fn load_bench(
                 let ws = workspace.context("`--data` holds no store: pass `--workspace` to harvest")?;
                 std::fs::create_dir_all(&data)?;
                 let s = harvest_once(&ws, &data)?;
-                eprintln!("harvested {} files in {:.1} s (+{:.1} s index)", s.files, s.seconds, s.index_seconds);
+                eprintln!(
+                    "harvested {} files in {:.1} s (+{:.1} s index)",
+                    s.files, s.seconds, s.index_seconds
+                );
             }
             let cairn = match cairn {
                 Some(c) => c,

@@ -31,8 +31,14 @@ fn seed(data: &Path) {
         metadata: Default::default(),
     };
     let writes = vec![
-        Write::upsert(fact("fact:boat", "The sailing boat Albatross is moored at pier nine.", Audience::Public), vec![]),
-        Write::upsert(fact("fact:pin", "The private vault pin of the albatross boat is 9131.", Audience::Private), vec![]),
+        Write::upsert(
+            fact("fact:boat", "The sailing boat Albatross is moored at pier nine.", Audience::Public),
+            vec![],
+        ),
+        Write::upsert(
+            fact("fact:pin", "The private vault pin of the albatross boat is 9131.", Audience::Private),
+            vec![],
+        ),
     ];
     store.apply(&writes, "test").unwrap();
 }
@@ -41,7 +47,11 @@ fn text_of(r: &rmcp::model::CallToolResult) -> String {
     r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
 }
 
-async fn call(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>, name: &'static str, args: Value) -> rmcp::model::CallToolResult {
+async fn call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    name: &'static str,
+    args: Value,
+) -> rmcp::model::CallToolResult {
     let Value::Object(map) = args else { panic!("arguments must be an object") };
     client.call_tool(CallToolRequestParams::new(name).with_arguments(map)).await.unwrap()
 }
@@ -77,11 +87,17 @@ async fn mcp_client_lists_and_calls_every_tool() {
     let v: Value = serde_json::from_str(&text_of(&r)).unwrap();
     let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["fact:boat"], "{v}");
-    let r = call(&client, "search", json!({"query": "albatross pin", "session_key": "agent:main:main"})).await;
+    let r =
+        call(&client, "search", json!({"query": "albatross pin", "session_key": "agent:main:main"})).await;
     assert!(text_of(&r).contains("fact:pin"));
 
     // ingest, then it is searchable at once.
-    let r = call(&client, "ingest", json!({"text": "The harbour master is called Ingrid Quillfeather.", "audience": "public"})).await;
+    let r = call(
+        &client,
+        "ingest",
+        json!({"text": "The harbour master is called Ingrid Quillfeather.", "audience": "public"}),
+    )
+    .await;
     let id = serde_json::from_str::<Value>(&text_of(&r)).unwrap()["id"].as_str().unwrap().to_owned();
     let r = call(&client, "search", json!({"query": "who is the harbour master"})).await;
     assert!(text_of(&r).contains(&id), "{}", text_of(&r));

@@ -337,8 +337,9 @@ fn cut(s: &str, max: usize) -> &str {
 fn open_index(dir: &Path) -> std::result::Result<RecallIndex, String> {
     match RecallIndex::open_or_create(dir) {
         Ok(i) => Ok(i),
-        Err(first) => RecallIndex::recreate(dir)
-            .map_err(|e| format!("index `{}` unusable ({first}) and could not be rebuilt: {e}", dir.display())),
+        Err(first) => RecallIndex::recreate(dir).map_err(|e| {
+            format!("index `{}` unusable ({first}) and could not be rebuilt: {e}", dir.display())
+        }),
     }
 }
 
@@ -555,7 +556,8 @@ impl Engine {
         let mut intent = intent;
         let mut pack_tokens = self.tokenizer.count(&pack_block);
         if pack_tokens > budget {
-            intent.reason = format!("{}; pack of {pack_tokens} tokens exceeds the budget of {budget}", intent.reason);
+            intent.reason =
+                format!("{}; pack of {pack_tokens} tokens exceeds the budget of {budget}", intent.reason);
             intent.pack = None;
             intent.packs.clear();
             pack_block.clear();
@@ -683,7 +685,13 @@ impl Engine {
     }
 
     /// Context with explicit assembly options (format).
-    pub fn context_with(&self, query: &str, scope: Scope, budget: usize, options: AssembleOptions) -> Assembly {
+    pub fn context_with(
+        &self,
+        query: &str,
+        scope: Scope,
+        budget: usize,
+        options: AssembleOptions,
+    ) -> Assembly {
         let mut req = self.context_request(cut(query, self.cfg.max_prompt_bytes), scope, budget, now_ms());
         req.options = options;
         let recalled = self.recall(&req);
@@ -692,7 +700,8 @@ impl Engine {
 
     /// Ranked hits for a query in `scope`.
     pub fn search(&self, query: &str, scope: Scope, k: usize) -> Vec<Hit> {
-        let mut req = self.context_request(cut(query, self.cfg.max_prompt_bytes), scope, self.cfg.budget, now_ms());
+        let mut req =
+            self.context_request(cut(query, self.cfg.max_prompt_bytes), scope, self.cfg.budget, now_ms());
         req.candidates = k.clamp(1, 100);
         req.recent = 0;
         let mut hits = self.recall(&req).hits;
@@ -728,10 +737,7 @@ impl Engine {
         };
         let tags = item.tags.clone();
         let mut writer = lock(&self.writer);
-        writer.apply(
-            &[Write::Upsert { item, chunks: vec![], explicit_tags: tags, file: None }],
-            "ingest",
-        )?;
+        writer.apply(&[Write::Upsert { item, chunks: vec![], explicit_tags: tags, file: None }], "ingest")?;
         self.sync_locked(&writer)?;
         Ok(id)
     }
@@ -829,9 +835,8 @@ impl Engine {
         let info = self.classify(session_key);
         let session = SessionView::of(&info, None);
         let wanted = &info.files;
-        let matches = |f: &BootstrapFile, w: &str| {
-            f.name == w || f.path == w || f.path.ends_with(&format!("/{w}"))
-        };
+        let matches =
+            |f: &BootstrapFile, w: &str| f.name == w || f.path == w || f.path.ends_with(&format!("/{w}"));
         let mut out = Vec::new();
         let mut removed = Vec::new();
         let mut added = Vec::new();
@@ -868,7 +873,12 @@ impl Engine {
             None => CONTEXT_FILE.to_owned(),
         };
         added.push(path.clone());
-        out.push(BootstrapFile { name: CONTEXT_FILE.to_owned(), path, content: Some(content), missing: false });
+        out.push(BootstrapFile {
+            name: CONTEXT_FILE.to_owned(),
+            path,
+            content: Some(content),
+            missing: false,
+        });
         BootstrapResult { files: out, added, removed, session }
     }
 

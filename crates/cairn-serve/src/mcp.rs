@@ -140,7 +140,10 @@ impl CairnMcp {
     }
 
     /// Stores a note in memory; it is recallable at once.
-    #[tool(name = "ingest", description = "Store a note in Cairn's memory; returns its id. Recallable at once.")]
+    #[tool(
+        name = "ingest",
+        description = "Store a note in Cairn's memory; returns its id. Recallable at once."
+    )]
     async fn ingest(&self, Parameters(a): Parameters<IngestArgs>) -> CallToolResult {
         let engine = self.engine.clone();
         let note = IngestNote {

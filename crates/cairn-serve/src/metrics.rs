@@ -70,7 +70,11 @@ impl Default for Metrics {
             "Share of routed turns that injected each pack",
             pack_rate.clone(),
         );
-        registry.register("capture_queue_depth", "Captures waiting in the durable queue", queue_depth.clone());
+        registry.register(
+            "capture_queue_depth",
+            "Captures waiting in the durable queue",
+            queue_depth.clone(),
+        );
         Self {
             registry,
             latency,

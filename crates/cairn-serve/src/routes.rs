@@ -157,11 +157,13 @@ async fn status(State(state): Shared) -> Result<Json, ApiError> {
 
 async fn metrics(State(state): Shared) -> Response {
     let engine = state.engine.clone();
-    let depth = tokio::task::spawn_blocking(move || engine.queue_counts().map(|q| q.queued as i64).unwrap_or(-1))
-        .await
-        .unwrap_or(-1);
+    let depth =
+        tokio::task::spawn_blocking(move || engine.queue_counts().map(|q| q.queued as i64).unwrap_or(-1))
+            .await
+            .unwrap_or(-1);
     let body = state.metrics.render(depth);
-    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body).into_response()
+    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)
+        .into_response()
 }
 
 async fn openapi() -> Response {
@@ -175,14 +177,19 @@ fn require(field: &str, value: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-async fn turn(State(state): Shared, ApiJson(req): ApiJson<TurnRequest>) -> Result<axum::Json<TurnResponse>, ApiError> {
+async fn turn(
+    State(state): Shared,
+    ApiJson(req): ApiJson<TurnRequest>,
+) -> Result<axum::Json<TurnResponse>, ApiError> {
     require("session_key", &req.session_key)?;
     if req.budget == Some(0) {
         return Err(ApiError::bad_request("`budget` must be at least 1"));
     }
     let engine = state.engine.clone();
     let r = req.clone();
-    let answer = tokio::time::timeout(state.turn_timeout(), tokio::task::spawn_blocking(move || engine.turn(&r))).await;
+    let answer =
+        tokio::time::timeout(state.turn_timeout(), tokio::task::spawn_blocking(move || engine.turn(&r)))
+            .await;
     let m = &state.metrics;
     let resp = match answer {
         Ok(Ok(resp)) => {
@@ -276,9 +283,10 @@ async fn capture(State(state): Shared, ApiJson(body): ApiJson<CaptureBody>) -> R
     let payload = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let engine = state.engine.clone();
     let (key, tid) = (body.session_key.clone(), turn_id.clone());
-    let fresh = blocking(state.request_timeout(), "capture", move || engine.enqueue_capture(&key, &tid, &payload))
-        .await?
-        .map_err(ApiError::from)?;
+    let fresh =
+        blocking(state.request_timeout(), "capture", move || engine.enqueue_capture(&key, &tid, &payload))
+            .await?
+            .map_err(ApiError::from)?;
     if fresh {
         state.worker.wake();
     }
@@ -353,7 +361,8 @@ async fn search(State(state): Shared, ApiJson(body): ApiJson<SearchBody>) -> Res
     let scope = scope_of(&state, body.session_key.as_deref(), body.project);
     let k = body.k.unwrap_or(10).clamp(1, 100);
     let engine = state.engine.clone();
-    let hits = blocking(state.request_timeout(), "search", move || engine.search(&body.query, scope, k)).await?;
+    let hits =
+        blocking(state.request_timeout(), "search", move || engine.search(&body.query, scope, k)).await?;
     Ok(axum::Json(json!({"hits": hits.iter().map(hit_json).collect::<Vec<_>>()})))
 }
 

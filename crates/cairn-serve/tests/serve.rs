@@ -48,7 +48,8 @@ async fn turn_injects_memory_and_pack_for_the_owner() {
 async fn group_sessions_get_no_private_pack_or_memory() {
     let dir = setup();
     let d = TestDaemon::start(dir.path(), options()).await;
-    let v = d.turn("agent:main:telegram:group:-100123", "Book a table for dinner at the restaurant bistro").await;
+    let v =
+        d.turn("agent:main:telegram:group:-100123", "Book a table for dinner at the restaurant bistro").await;
     let text = v["prepend_context"].as_str().unwrap();
     assert_eq!(v["session"]["kind"], "group_chat");
     assert_eq!(v["session"]["audience"], "public");
@@ -61,7 +62,8 @@ async fn group_sessions_get_no_private_pack_or_memory() {
     let hits = v["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
     assert!(hits.iter().all(|h| h["id"] != "fact:trattoria"), "{v}");
-    let (_, v) = d.post("/v1/search", &json!({"query": "restaurant dinner", "session_key": "agent:main:main"})).await;
+    let (_, v) =
+        d.post("/v1/search", &json!({"query": "restaurant dinner", "session_key": "agent:main:main"})).await;
     assert!(v["hits"].as_array().unwrap().iter().any(|h| h["id"] == "fact:trattoria"), "{v}");
     d.stop().await;
 }
@@ -174,7 +176,9 @@ async fn bad_input_gets_clear_errors() {
     let (s, v) = d.post("/v1/capture", &json!({"session_key": " ", "user": "x"})).await;
     assert_eq!(s, 400);
     assert!(v["error"]["message"].as_str().unwrap().contains("session_key"), "{v}");
-    let (s, v) = d.post("/v1/capture", &json!({"session_key": "k", "messages": [{"role": "user", "content": 5}]})).await;
+    let (s, v) = d
+        .post("/v1/capture", &json!({"session_key": "k", "messages": [{"role": "user", "content": 5}]}))
+        .await;
     assert_eq!(s, 400);
     assert!(v["error"]["message"].as_str().unwrap().contains("messages[0].content"), "{v}");
     // Unknown endpoint.
@@ -332,7 +336,8 @@ async fn openapi_is_served_checked_in_and_complete() {
     let d = TestDaemon::start(dir.path(), options()).await;
     let (s, served) = d.get("/v1/openapi.json").await;
     assert_eq!(s, 200);
-    let file = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json")).unwrap();
+    let file =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json")).unwrap();
     assert_eq!(served, file, "served and checked-in documents differ");
     let doc: Value = serde_json::from_str(&file).unwrap();
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
@@ -349,7 +354,8 @@ async fn metrics_count_turns_captures_and_packs() {
     let d = TestDaemon::start(dir.path(), options()).await;
     d.turn("agent:main:main", "book a table for dinner").await;
     d.turn("agent:main:telegram:direct:1001", "qwxz").await;
-    d.post("/v1/capture", &json!({"session_key": "agent:main:main", "user": "hello", "assistant": "hi"})).await;
+    d.post("/v1/capture", &json!({"session_key": "agent:main:main", "user": "hello", "assistant": "hi"}))
+        .await;
     let (s, m) = d.get("/metrics").await;
     assert_eq!(s, 200);
     assert!(
@@ -372,7 +378,8 @@ async fn bootstrap_filters_by_session_kind_and_adds_the_context_file() {
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(ws.join("TOOLS_COMPACT.md"), "# Tools\nshort list").unwrap();
     let d = TestDaemon::start(dir.path(), options()).await;
-    let file = |n: &str| json!({"name": n, "path": ws.join(n).to_string_lossy(), "content": "x", "missing": false});
+    let file =
+        |n: &str| json!({"name": n, "path": ws.join(n).to_string_lossy(), "content": "x", "missing": false});
     let files = json!([file("AGENTS.md"), file("SOUL.md"), file("USER.md"), file("MEMORY.md")]);
     let (s, v) = d
         .post(
@@ -381,7 +388,8 @@ async fn bootstrap_filters_by_session_kind_and_adds_the_context_file() {
         )
         .await;
     assert_eq!(s, 200, "{v}");
-    let names: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        v["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["SOUL.md", "CAIRN_CONTEXT.md"]);
     assert_eq!(v["removed"].as_array().unwrap().len(), 3);
     assert_eq!(v["session"]["kind"], "subagent");
@@ -394,13 +402,13 @@ async fn bootstrap_filters_by_session_kind_and_adds_the_context_file() {
             &json!({"session_key": "agent:main:main", "files": files, "workspace_dir": ws.to_string_lossy()}),
         )
         .await;
-    let names: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        v["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["SOUL.md", "USER.md", "TOOLS_COMPACT.md", "CAIRN_CONTEXT.md"]);
     let ctx = v["files"][3]["content"].as_str().unwrap();
     assert!(ctx.contains("Zanzibar"), "{ctx}");
-    let (_, v) = d
-        .post("/v1/bootstrap", &json!({"session_key": "agent:main:discord:group:g1", "files": files}))
-        .await;
+    let (_, v) =
+        d.post("/v1/bootstrap", &json!({"session_key": "agent:main:discord:group:g1", "files": files})).await;
     let ctx = v["files"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap();
     assert!(!ctx.contains("Zanzibar"), "{ctx}");
     d.stop().await;
@@ -411,12 +419,18 @@ async fn ingest_intent_and_context_endpoints() {
     let dir = setup();
     let d = TestDaemon::start(dir.path(), options()).await;
     let (s, v) = d
-        .post("/v1/ingest", &json!({"text": "The staging cluster password rotates every Tuesday.", "tags": ["ops"]}))
+        .post(
+            "/v1/ingest",
+            &json!({"text": "The staging cluster password rotates every Tuesday.", "tags": ["ops"]}),
+        )
         .await;
     assert_eq!(s, 201, "{v}");
     let id = v["id"].as_str().unwrap().to_owned();
     let (_, v) = d
-        .post("/v1/search", &json!({"query": "when does the staging password rotate", "session_key": "agent:main:main"}))
+        .post(
+            "/v1/search",
+            &json!({"query": "when does the staging password rotate", "session_key": "agent:main:main"}),
+        )
         .await;
     assert_eq!(v["hits"][0]["id"], id, "{v}");
     // Ingested notes are private by default: not visible without a session.
@@ -433,7 +447,10 @@ async fn ingest_intent_and_context_endpoints() {
     assert_eq!(v2["intent"]["sticky"], false, "a dry run must not make the next turn sticky");
 
     let (s, v) = d
-        .post("/v1/context", &json!({"query": "staging password", "format": "xml", "session_key": "agent:main:main"}))
+        .post(
+            "/v1/context",
+            &json!({"query": "staging password", "format": "xml", "session_key": "agent:main:main"}),
+        )
         .await;
     assert_eq!(s, 200);
     assert!(v["context_block"].as_str().unwrap().contains("staging"), "{v}");

@@ -151,7 +151,9 @@ impl SqliteStore {
     /// Number of recorded turns of a session (captures that reached the store).
     pub fn turn_count(&self, session_key: Option<&str>) -> Result<u64> {
         let n: i64 = match session_key {
-            Some(k) => self.conn.query_row("SELECT count(*) FROM turns WHERE session_key = ?1", [k], |r| r.get(0))?,
+            Some(k) => {
+                self.conn.query_row("SELECT count(*) FROM turns WHERE session_key = ?1", [k], |r| r.get(0))?
+            }
             None => self.conn.query_row("SELECT count(*) FROM turns", [], |r| r.get(0))?,
         };
         Ok(n as u64)

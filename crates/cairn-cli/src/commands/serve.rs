@@ -22,8 +22,8 @@ pub(crate) struct ServeArgs {
     /// Listen on a Unix socket instead of TCP
     #[arg(long)]
     pub unix: Option<PathBuf>,
-    /// Bearer token clients must send (default: `serve.token`; required off loopback)
-    #[arg(long, env = "CAIRN_SERVE_TOKEN", hide_env_values = true)]
+    /// Bearer token clients must send (default: `serve.token` or CAIRN_SERVE__TOKEN; required off loopback)
+    #[arg(long)]
     pub token: Option<String>,
 }
 
@@ -35,7 +35,10 @@ pub(crate) fn engine_config(settings: &Settings) -> EngineConfig {
     if route_dir.exists() {
         cfg.route_dir = Some(route_dir.clone());
     } else {
-        eprintln!("warning: routing config `{}` not found: serving memory without packs", route_dir.display());
+        eprintln!(
+            "warning: routing config `{}` not found: serving memory without packs",
+            route_dir.display()
+        );
     }
     cfg.recall = settings.recall.clone();
     cfg.budget = c.budget;
@@ -89,9 +92,7 @@ pub(crate) fn serve(args: ServeArgs, settings: &Settings) -> anyhow::Result<Exit
     let rt = runtime()?;
     rt.block_on(async move {
         let daemon = cairn_serve::Daemon::new(engine, options);
-        daemon
-            .run(cairn_serve::shutdown_signal(), |at| eprintln!("cairn serve: listening on {at}"))
-            .await
+        daemon.run(cairn_serve::shutdown_signal(), |at| eprintln!("cairn serve: listening on {at}")).await
     })?;
     eprintln!("cairn serve: stopped (queue drained, session state saved)");
     Ok(ExitCode::SUCCESS)

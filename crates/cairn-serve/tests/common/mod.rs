@@ -91,9 +91,10 @@ impl TestDaemon {
                 )
                 .await
         });
-        let url = tokio::task::spawn_blocking(move || ready_rx.recv_timeout(Duration::from_secs(30)).unwrap())
-            .await
-            .unwrap();
+        let url =
+            tokio::task::spawn_blocking(move || ready_rx.recv_timeout(Duration::from_secs(30)).unwrap())
+                .await
+                .unwrap();
         TestDaemon { url, engine, shutdown: Some(tx), task: Some(task), client: reqwest::Client::new() }
     }
 
