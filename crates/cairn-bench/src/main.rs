@@ -7,6 +7,8 @@
 //! cargo run --release -p cairn-bench -- vector --data /tmp/vbench --model ~/.local/share/cairn/models/all-minilm-l6-v2
 //! ```
 
+mod load;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -149,6 +151,49 @@ enum Cmd {
         /// Only the first N queries
         #[arg(long)]
         limit: Option<usize>,
+    },
+    /// Load test of `cairn serve`: turns on N connections while captures stream in; checks afterwards
+    /// that no capture was lost.
+    Load {
+        /// A running daemon (default: start `cairn serve` on `--data` and stop it afterwards)
+        #[arg(long)]
+        url: Option<String>,
+        /// Data dir for the started daemon; harvested from `--workspace` when it holds no store
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Workspace to harvest into `--data` first
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        /// Routing config for the started daemon
+        #[arg(long)]
+        route_config: Option<PathBuf>,
+        /// Port for the started daemon
+        #[arg(long, default_value_t = 7499)]
+        port: u16,
+        /// Queries, one JSON object per line with a `query` field
+        #[arg(long)]
+        queries: PathBuf,
+        /// Concurrent keep-alive connections
+        #[arg(long, default_value_t = 16)]
+        connections: usize,
+        /// Turns to send (measured)
+        #[arg(long, default_value_t = 20000)]
+        requests: usize,
+        /// Turns sent first, not measured
+        #[arg(long, default_value_t = 2000)]
+        warmup: usize,
+        /// Captures per second streamed during the measured run (0: none)
+        #[arg(long, default_value_t = 50.0)]
+        captures_per_s: f64,
+        /// Distinct session keys
+        #[arg(long, default_value_t = 200)]
+        sessions: usize,
+        /// Turn budget in tokens
+        #[arg(long, default_value_t = 2000)]
+        budget: usize,
+        /// The `cairn` binary (default: next to this one)
+        #[arg(long)]
+        cairn: Option<PathBuf>,
     },
     /// (internal) one harvest in this process, printing a JSON sample.
     #[command(hide = true)]
@@ -345,6 +390,45 @@ fn context_bench(
     }))
 }
 
+#[allow(clippy::too_many_arguments)]
+fn load_bench(
+    url: Option<String>,
+    data: Option<PathBuf>,
+    workspace: Option<PathBuf>,
+    route_config: Option<PathBuf>,
+    port: u16,
+    cairn: Option<PathBuf>,
+    args: load::LoadArgs,
+) -> anyhow::Result<serde_json::Value> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let daemon = match url {
+        Some(_) => None,
+        None => {
+            let data = data.context("pass `--url` of a running daemon or `--data` to start one")?;
+            if !data.join("cairn.sqlite").exists() {
+                let ws = workspace.context("`--data` holds no store: pass `--workspace` to harvest")?;
+                std::fs::create_dir_all(&data)?;
+                let s = harvest_once(&ws, &data)?;
+                eprintln!(
+                    "harvested {} files in {:.1} s (+{:.1} s index)",
+                    s.files, s.seconds, s.index_seconds
+                );
+            }
+            let cairn = match cairn {
+                Some(c) => c,
+                None => load::cairn_next_to_me()?,
+            };
+            Some(load::Daemon::spawn(&cairn, &data, route_config.as_deref(), port)?)
+        }
+    };
+    let args = load::LoadArgs { url: daemon.as_ref().map_or(args.url.clone(), |d| d.url.clone()), ..args };
+    let report = rt.block_on(load::run(args))?;
+    if let Some(d) = daemon {
+        d.stop()?;
+    }
+    Ok(report)
+}
+
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Cmd::Vector { sizes, dim, queries, model, data } => {
@@ -361,6 +445,34 @@ fn main() -> anyhow::Result<()> {
         }
         Cmd::GraphLocomo { dir, data, budget, limit } => {
             println!("{}", serde_json::to_string_pretty(&graph::locomo(&dir, &data, budget, limit)?)?);
+        }
+        Cmd::Load {
+            url,
+            data,
+            workspace,
+            route_config,
+            port,
+            queries,
+            connections,
+            requests,
+            warmup,
+            captures_per_s,
+            sessions,
+            budget,
+            cairn,
+        } => {
+            let args = load::LoadArgs {
+                url: url.clone().unwrap_or_default(),
+                queries: load_queries(&queries)?,
+                connections,
+                requests,
+                warmup,
+                captures_per_s,
+                sessions,
+                budget,
+            };
+            let v = load_bench(url, data, workspace, route_config, port, cairn, args)?;
+            println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Cmd::Context { workspace, queries, data, budget, cold, cairn, limit } => {
             let v = context_bench(&workspace, &queries, &data, budget, cold, cairn, limit)?;

@@ -15,7 +15,7 @@ macro_rules! outln {
 mod commands;
 mod settings;
 
-use commands::{context, graph, ingest, models, recall, route};
+use commands::{context, graph, ingest, models, recall, route, serve};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -64,6 +64,10 @@ enum Command {
     },
     /// Add an explicit typed link between two nodes, with a reason.
     Link(graph::LinkArgs),
+    /// Run the HTTP daemon: turn, capture, bootstrap, search, ingest, intent, context, metrics.
+    Serve(serve::ServeArgs),
+    /// Run an MCP server over stdio with the tools search, ingest, context and intent.
+    Mcp,
     /// Evaluate retrieval or intent detection against labelled cases.
     Eval {
         #[command(subcommand)]
@@ -110,6 +114,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Models(args) => models::models(args, &settings),
         Command::Graph { command } => graph::graph(command, &settings),
         Command::Link(args) => graph::link(args, &settings),
+        Command::Serve(args) => serve::serve(args, &settings),
+        Command::Mcp => serve::mcp(&settings),
         Command::Eval { command } => match command {
             EvalCommand::Retrieval(args) => recall::eval_retrieval(args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),

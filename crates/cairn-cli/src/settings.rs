@@ -81,6 +81,9 @@ pub(crate) struct Settings {
     /// Vector index and embedding at ingest.
     #[serde(default)]
     pub vector: cairn_vector::VectorSettings,
+    /// The daemon.
+    #[serde(default)]
+    pub serve: cairn_serve::ServeOptions,
 }
 
 impl Default for Settings {
@@ -100,6 +103,7 @@ impl Default for Settings {
             route: RouteSettings { config_dir: PathBuf::from("config") },
             embed: cairn_embed::EmbedSettings::default(),
             vector: cairn_vector::VectorSettings::default(),
+            serve: cairn_serve::ServeOptions::default(),
         }
     }
 }
@@ -138,6 +142,9 @@ impl Settings {
                 if p.is_relative() {
                     *p = base.join(&*p);
                 }
+            }
+            if let Some(p) = settings.serve.unix.as_mut().filter(|p| p.is_relative()) {
+                *p = base.join(&*p);
             }
         }
         if let Some(d) = &args.data_dir {

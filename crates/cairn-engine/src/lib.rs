@@ -47,6 +47,16 @@ mod vectors;
 pub use vectors::{
     EmbedProgress, EmbedReport, NoProgress, embed_pending, embed_text, load_vectors, sync_vectors,
 };
+mod lane;
+mod session;
+mod turn;
+
+pub use lane::Lane;
+pub use session::{SessionEntry, SessionStates};
+pub use turn::{
+    BootstrapFile, BootstrapResult, CONTEXT_FILE, Engine, EngineConfig, EngineError, IngestNote, IntentView,
+    RouteTrace, SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note, now_ms,
+};
 
 /// Result with the engine's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -67,6 +77,19 @@ pub enum Error {
     /// The graph failed.
     #[error(transparent)]
     Graph(#[from] cairn_graph::Error),
+    /// Capturing a turn failed (a malformed turn is [`cairn_ingest::Error::BadTurn`]).
+    #[error(transparent)]
+    Ingest(#[from] cairn_ingest::Error),
+    /// The input is unusable; the message names the field.
+    #[error("{0}")]
+    BadInput(String),
+}
+
+impl Error {
+    /// Whether the caller sent something unusable (as opposed to a failure on this side).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, Error::BadInput(_) | Error::Ingest(cairn_ingest::Error::BadTurn(_)))
+    }
 }
 
 /// What [`sync_index`] did.
@@ -209,56 +232,96 @@ pub fn candidates_for(budget: usize) -> (usize, usize) {
     ((budget / 80).clamp(8, 40), (budget / 400).clamp(2, 10))
 }
 
-/// Recall then assemble. `recaller` is the opened recall side, or why it could not be opened: then the
-/// assembly is empty and its receipt records the failed lane (fail-open).
-pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Assembly {
-    assemble_cached(&recall_request(recaller, req))
+/// What recall gave a context request: hits, recent items, tags and lane reports.
+#[derive(Debug, Clone, Default)]
+pub struct Recalled {
+    /// Ranked topic hits.
+    pub hits: Vec<cairn_core::Hit>,
+    /// Most recent items in scope.
+    pub recent: Vec<cairn_core::Hit>,
+    /// Tags inferred from the query.
+    pub query_tags: Vec<String>,
+    /// One report per lane.
+    pub lanes: Vec<LaneReport>,
 }
 
-/// The assembly request for `req`: recall's hits, recent items and lane reports.
-fn recall_request(
-    recaller: Result<&Recaller, &dyn std::fmt::Display>,
-    req: &ContextRequest,
-) -> AssembleRequest {
-    let mut areq = AssembleRequest::new(req.query.clone(), req.budget);
-    areq.options = req.options.clone();
-    if areq.options.scope.is_none() {
-        areq.options.scope = Some(req.scope.clone());
+impl Recalled {
+    /// Whether every lane that ran failed (nothing could be recalled at all).
+    pub fn all_failed(&self) -> bool {
+        !self.lanes.is_empty()
+            && self.lanes.iter().all(|l| matches!(l.status, LaneStatus::Failed | LaneStatus::Skipped))
+            && self.lanes.iter().any(|l| l.status == LaneStatus::Failed)
     }
+}
+
+/// The recall half of [`context`]: runs `recaller` for `req`, or reports the lexical lane failed when
+/// the recall side could not be opened.
+pub fn recall_for(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Recalled {
     match recaller {
         Ok(r) => {
             let mut q = RecallQuery::new(req.query.clone(), req.scope.clone(), req.candidates, req.now);
             q.recent_k = req.recent;
             let result = r.recall(&q);
-            areq.query_tags = result.query_tags;
-            areq.topic = result.hits;
-            areq.recent = result.recent;
-            areq.lanes = result.lanes;
+            let mut lanes = result.lanes;
             if !req.timings {
-                for lane in &mut areq.lanes {
+                for lane in &mut lanes {
                     lane.micros = 0;
                 }
             }
+            Recalled { hits: result.hits, recent: result.recent, query_tags: result.query_tags, lanes }
         }
-        Err(e) => {
-            areq.lanes = vec![LaneReport {
+        Err(e) => Recalled {
+            lanes: vec![LaneReport {
                 name: "lexical".into(),
                 status: LaneStatus::Failed,
                 candidates: 0,
                 micros: 0,
                 error: Some(e.to_string()),
-            }];
-        }
+            }],
+            ..Default::default()
+        },
     }
+}
+
+/// The assembly half of [`context`]: `recalled` into a block under `req.budget`.
+pub fn assemble_for(req: &ContextRequest, recalled: Recalled) -> Assembly {
+    assemble_cached(&assemble_request(req, recalled))
+}
+
+/// The assembly request for `req` from what recall gave (lanes such as the graph add to it).
+fn assemble_request(req: &ContextRequest, recalled: Recalled) -> AssembleRequest {
+    let mut areq = AssembleRequest::new(req.query.clone(), req.budget);
+    areq.options = req.options.clone();
+    if areq.options.scope.is_none() {
+        areq.options.scope = Some(req.scope.clone());
+    }
+    areq.query_tags = recalled.query_tags;
+    areq.topic = recalled.hits;
+    areq.recent = recalled.recent;
+    areq.lanes = recalled.lanes;
     areq
 }
 
-/// Assemble with token counts memoised across calls: a warm process serving many turns recounts
-/// nothing it has seen (same output either way).
+/// Recall for `req`, as an assembly request.
+fn recall_request(
+    recaller: Result<&Recaller, &dyn std::fmt::Display>,
+    req: &ContextRequest,
+) -> AssembleRequest {
+    assemble_request(req, recall_for(recaller, req))
+}
+
+/// Assemble with token counts memoised per thread: a warm server thread recounts nothing it has seen,
+/// and threads never wait on each other (same output either way).
 fn assemble_cached(areq: &AssembleRequest) -> Assembly {
-    static COUNTS: std::sync::OnceLock<std::sync::Mutex<cairn_assemble::CountCache>> =
-        std::sync::OnceLock::new();
-    let cache = COUNTS.get_or_init(|| std::sync::Mutex::new(cairn_assemble::CountCache::default()));
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    cairn_assemble::assemble_with(areq, &mut cache)
+    thread_local! {
+        static COUNTS: std::cell::RefCell<cairn_assemble::CountCache> =
+            std::cell::RefCell::new(cairn_assemble::CountCache::default());
+    }
+    COUNTS.with_borrow_mut(|cache| cairn_assemble::assemble_with(areq, cache))
+}
+
+/// Recall then assemble. `recaller` is the opened recall side, or why it could not be opened: then the
+/// assembly is empty and its receipt records the failed lane (fail-open).
+pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Assembly {
+    assemble_for(req, recall_for(recaller, req))
 }

@@ -26,11 +26,13 @@
 mod error;
 mod graph;
 mod migrate;
+mod serving;
 mod sqlite;
 
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER};
 pub use migrate::SCHEMA_VERSION;
+pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;
 
 use std::collections::BTreeMap;

@@ -12,6 +12,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_harvest_runs.sql"),
     include_str!("../migrations/0003_vectors.sql"),
     include_str!("../migrations/0004_graph.sql"),
+    include_str!("../migrations/0005_session_state.sql"),
 ];
 
 /// The schema version this build writes.

@@ -19,7 +19,7 @@ use crate::{
 /// only risks the last transactions on a power cut or OS crash, never corruption.
 #[derive(Debug)]
 pub struct SqliteStore {
-    conn: Connection,
+    pub(crate) conn: Connection,
     path: PathBuf,
     /// Whether the schema has the `vectors` table (false only for stores opened at an older version).
     has_vectors: bool,
@@ -112,7 +112,7 @@ impl SqliteStore {
         }
     }
 
-    fn now() -> Millis {
+    pub(crate) fn now() -> Millis {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)

@@ -6,3 +6,4 @@ pub(crate) mod ingest;
 pub(crate) mod models;
 pub(crate) mod recall;
 pub(crate) mod route;
+pub(crate) mod serve;

@@ -1,0 +1,106 @@
+//! `cairn serve` (the HTTP daemon) and `cairn mcp` (the MCP server over stdio).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use cairn_engine::{Engine, EngineConfig};
+use clap::Args;
+
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on (default: `serve.addr`, 127.0.0.1:7411)
+    #[arg(long)]
+    pub addr: Option<SocketAddr>,
+    /// Port on 127.0.0.1 (shorthand for `--addr 127.0.0.1:PORT`)
+    #[arg(long, conflicts_with = "addr")]
+    pub port: Option<u16>,
+    /// Listen on a Unix socket instead of TCP
+    #[arg(long)]
+    pub unix: Option<PathBuf>,
+    /// Bearer token clients must send (default: `serve.token` or CAIRN_SERVE__TOKEN; required off loopback)
+    #[arg(long)]
+    pub token: Option<String>,
+}
+
+/// The engine configuration from the resolved settings.
+pub(crate) fn engine_config(settings: &Settings) -> EngineConfig {
+    let c = &settings.context;
+    let mut cfg = EngineConfig::new(settings.data_dir.clone());
+    let route_dir = &settings.route.config_dir;
+    if route_dir.exists() {
+        cfg.route_dir = Some(route_dir.clone());
+    } else {
+        eprintln!(
+            "warning: routing config `{}` not found: serving memory without packs",
+            route_dir.display()
+        );
+    }
+    cfg.recall = settings.recall.clone();
+    cfg.budget = c.budget;
+    cfg.candidates = c.candidates;
+    cfg.recent = c.recent;
+    cfg.options.format = c.format;
+    cfg.options.max_level = c.max_level;
+    cfg.options.recency_share = c.recency_share;
+    cfg.options.snippet_cap = c.snippet_cap;
+    cfg.options.encoding = c.encoding;
+    cfg.capture = settings.capture.clone();
+    cfg.max_prompt_bytes = settings.serve.max_prompt_bytes;
+    cfg
+}
+
+fn open_engine(settings: &Settings) -> anyhow::Result<Arc<Engine>> {
+    let engine = Engine::open(engine_config(settings))
+        .with_context(|| format!("opening the store in `{}`", settings.data_dir.display()))?;
+    for p in engine.problems() {
+        eprintln!("warning: {p}");
+    }
+    Ok(Arc::new(engine))
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
+        .max_blocking_threads(cores * 4)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+pub(crate) fn serve(args: ServeArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let mut options = settings.serve.clone();
+    if let Some(a) = args.addr {
+        options.addr = a;
+    }
+    if let Some(p) = args.port {
+        options.addr = SocketAddr::from(([127, 0, 0, 1], p));
+    }
+    if args.unix.is_some() {
+        options.unix = args.unix;
+    }
+    if args.token.is_some() {
+        options.token = args.token;
+    }
+    cairn_serve::check(&options)?;
+    let engine = open_engine(settings)?;
+    let rt = runtime()?;
+    rt.block_on(async move {
+        let daemon = cairn_serve::Daemon::new(engine, options);
+        daemon.run(cairn_serve::shutdown_signal(), |at| eprintln!("cairn serve: listening on {at}")).await
+    })?;
+    eprintln!("cairn serve: stopped (queue drained, session state saved)");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn mcp(settings: &Settings) -> anyhow::Result<ExitCode> {
+    let engine = open_engine(settings)?;
+    let rt = runtime()?;
+    rt.block_on(cairn_serve::mcp::serve_stdio(engine)).map_err(|e| anyhow::anyhow!("MCP server: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,208 @@
+//! `cairn mcp` driven by a real MCP client (rmcp's client over the child's stdio), and `cairn serve`
+//! as a real process: SIGTERM drains the capture queue, and state survives a restart.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use cairn_core::{Audience, Item, ItemKind, Provenance};
+use cairn_store::{SqliteStore, Store, Write};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::{Value, json};
+
+const ROUTE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/config");
+
+fn seed(data: &Path) {
+    let mut store = SqliteStore::open(&data.join("cairn.sqlite")).unwrap();
+    let fact = |id: &str, text: &str, audience| Item {
+        id: id.into(),
+        project: "default".into(),
+        kind: ItemKind::Fact,
+        title: id.into(),
+        text: text.into(),
+        tags: vec![],
+        audience,
+        provenance: Provenance::External { source: "test".into() },
+        content_hash: cairn_core::content_hash(text.as_bytes()),
+        created_at: 1_700_000_000_000,
+        observed_at: 1_700_000_000_000,
+        metadata: Default::default(),
+    };
+    let writes = vec![
+        Write::upsert(
+            fact("fact:boat", "The sailing boat Albatross is moored at pier nine.", Audience::Public),
+            vec![],
+        ),
+        Write::upsert(
+            fact("fact:pin", "The private vault pin of the albatross boat is 9131.", Audience::Private),
+            vec![],
+        ),
+    ];
+    store.apply(&writes, "test").unwrap();
+}
+
+fn text_of(r: &rmcp::model::CallToolResult) -> String {
+    r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+}
+
+async fn call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    name: &'static str,
+    args: Value,
+) -> rmcp::model::CallToolResult {
+    let Value::Object(map) = args else { panic!("arguments must be an object") };
+    client.call_tool(CallToolRequestParams::new(name).with_arguments(map)).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_client_lists_and_calls_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    seed(&data);
+    let bin = env!("CARGO_BIN_EXE_cairn");
+    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {
+        cmd.current_dir(dir.path())
+            .env_remove("CAIRN_CONFIG")
+            .arg("--data-dir")
+            .arg(&data)
+            .arg("--route-config")
+            .arg(ROUTE_DIR)
+            .arg("mcp");
+    }))
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    assert_eq!(names, ["context", "ingest", "intent", "search"]);
+    let search = tools.iter().find(|t| t.name == "search").unwrap();
+    assert!(search.input_schema.get("properties").and_then(|p| p.get("query")).is_some());
+
+    // search: public only without a session key, private with the owner's.
+    let r = call(&client, "search", json!({"query": "albatross boat"})).await;
+    assert_ne!(r.is_error, Some(true));
+    let v: Value = serde_json::from_str(&text_of(&r)).unwrap();
+    let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["fact:boat"], "{v}");
+    let r =
+        call(&client, "search", json!({"query": "albatross pin", "session_key": "agent:main:main"})).await;
+    assert!(text_of(&r).contains("fact:pin"));
+
+    // ingest, then it is searchable at once.
+    let r = call(
+        &client,
+        "ingest",
+        json!({"text": "The harbour master is called Ingrid Quillfeather.", "audience": "public"}),
+    )
+    .await;
+    let id = serde_json::from_str::<Value>(&text_of(&r)).unwrap()["id"].as_str().unwrap().to_owned();
+    let r = call(&client, "search", json!({"query": "who is the harbour master"})).await;
+    assert!(text_of(&r).contains(&id), "{}", text_of(&r));
+
+    // context: the block, under the budget.
+    let r = call(&client, "context", json!({"query": "where is the albatross moored", "budget": 300})).await;
+    let block = text_of(&r);
+    assert!(block.contains("<cairn-context") && block.contains("pier nine"), "{block}");
+    assert!(!block.contains("9131"), "private memory without a session: {block}");
+    let r = call(&client, "context", json!({"query": "albatross", "format": "json"})).await;
+    let v: Value = serde_json::from_str(&text_of(&r)).unwrap();
+    assert!(v["tokens"].as_u64().unwrap() <= 2000);
+
+    // intent: a dry run.
+    let r = call(&client, "intent", json!({"prompt": "book a table for dinner"})).await;
+    let v: Value = serde_json::from_str(&text_of(&r)).unwrap();
+    assert_eq!(v["intent"]["pack"], "dining_recs", "{v}");
+
+    // Bad arguments are tool errors, not crashes.
+    let r = call(&client, "context", json!({"query": "x", "format": "yaml"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text_of(&r).contains("format"));
+    let r = call(&client, "ingest", json!({"text": "   "})).await;
+    assert_eq!(r.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
+
+struct Served {
+    child: Child,
+    url: String,
+}
+
+fn serve(dir: &Path) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .current_dir(dir)
+        .env_remove("CAIRN_CONFIG")
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .arg("--route-config")
+        .arg(ROUTE_DIR)
+        .args(["serve", "--port", "0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("daemon exited before listening").unwrap();
+        if let Some(at) = line.strip_prefix("cairn serve: listening on ") {
+            break at.to_owned();
+        }
+    };
+    // Keep draining stderr so the daemon never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Served { child, url }
+}
+
+fn sigterm(mut s: Served) {
+    let ok = Command::new("kill").args(["-TERM", &s.child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    let status = s.child.wait().unwrap();
+    assert!(status.success(), "daemon exited with {status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_drains_captures_and_state_survives_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    seed(&dir.path().join("data"));
+    let d = serve(dir.path());
+    let client = reqwest::Client::new();
+    let r: Value = client
+        .post(format!("{}/v1/turn", d.url))
+        .json(&json!({"session_key": "agent:main:main", "prompt": "book a table for dinner on Friday"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["intent"]["pack"], "dining_recs");
+    let n = 120;
+    for i in 0..n {
+        let r = client
+            .post(format!("{}/v1/capture", d.url))
+            .json(&json!({"session_key": "agent:main:main", "turn_id": format!("t{i}"), "user": format!("fact {i}"), "assistant": "noted"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 202);
+    }
+    sigterm(d);
+    let store = SqliteStore::open(&dir.path().join("data/cairn.sqlite")).unwrap();
+    assert_eq!(store.turn_count(Some("agent:main:main")).unwrap(), n);
+    drop(store);
+
+    let d = serve(dir.path());
+    let r: Value = client
+        .post(format!("{}/v1/turn", d.url))
+        .json(&json!({"session_key": "agent:main:main", "prompt": "and for six people?"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["intent"]["sticky"], true, "{r}");
+    assert_eq!(r["trace"]["turn"], 2);
+    sigterm(d);
+}

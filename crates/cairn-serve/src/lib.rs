@@ -1,0 +1,239 @@
+//! `cairn serve`: Cairn's HTTP daemon over the [`cairn_engine::Engine`], and `cairn mcp`, its MCP
+//! server over stdio.
+//!
+//! - [`app`] builds the axum router (every endpoint of `docs/serve.md`, JSON errors, body limit,
+//!   bearer token, metrics middleware); [`serve`] runs it on TCP or a Unix socket until a shutdown
+//!   signal, then drains the capture queue and saves session state.
+//! - Turns run on tokio's blocking pool under a per-request timeout; a turn that times out gets the
+//!   fallback note (HTTP 200), never an error.
+//! - Captures are written to a durable queue in the store (fsynced) before the 202 answer and
+//!   processed by one background worker ([`worker`]) that captures them in batches and syncs the
+//!   index, so the next turn can recall them.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod json;
+pub mod mcp;
+pub mod metrics;
+mod routes;
+pub mod worker;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cairn_engine::Engine;
+use serde::{Deserialize, Serialize};
+
+pub use error::ApiError;
+pub use routes::{ROUTES, app};
+
+/// The OpenAPI document served at `/v1/openapi.json` (checked in at `docs/openapi.json`).
+pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+
+/// The daemon's settings (`[serve]` in `cairn.toml`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeOptions {
+    /// TCP address to listen on.
+    pub addr: SocketAddr,
+    /// Listen on this Unix socket instead of TCP.
+    pub unix: Option<PathBuf>,
+    /// Bearer token clients must send (`Authorization: Bearer <token>`); required for a non-loopback
+    /// address.
+    pub token: Option<String>,
+    /// Largest request body, in bytes (larger bodies get 413).
+    pub max_body_bytes: usize,
+    /// Time a turn may take before the fallback note is answered instead, in milliseconds.
+    pub turn_timeout_ms: u64,
+    /// Time any other request may take, in milliseconds.
+    pub request_timeout_ms: u64,
+    /// Captures processed per batch (one index sync per batch).
+    pub capture_batch: usize,
+    /// How often changed session state is written to the store, in milliseconds.
+    pub flush_ms: u64,
+    /// Only the first this many bytes of a prompt are used for recall and routing.
+    pub max_prompt_bytes: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 7411)),
+            unix: None,
+            token: None,
+            max_body_bytes: 4 * 1024 * 1024,
+            turn_timeout_ms: 2_000,
+            request_timeout_ms: 10_000,
+            capture_batch: 256,
+            flush_ms: 200,
+            max_prompt_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// What the handlers share.
+#[derive(Debug)]
+pub struct AppState {
+    /// The engine.
+    pub engine: Arc<Engine>,
+    /// Settings.
+    pub options: ServeOptions,
+    /// Metrics.
+    pub metrics: metrics::Metrics,
+    /// Wakes the capture worker.
+    pub worker: worker::WorkerHandle,
+    /// When the daemon started.
+    pub started: Instant,
+}
+
+impl AppState {
+    fn turn_timeout(&self) -> Duration {
+        Duration::from_millis(self.options.turn_timeout_ms.max(1))
+    }
+
+    fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.options.request_timeout_ms.max(1))
+    }
+}
+
+/// Why the daemon could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Binding a non-loopback address without a token.
+    #[error(
+        "refusing to listen on {0} without a token: set `serve.token` (or CAIRN_SERVE__TOKEN) when binding a non-loopback address"
+    )]
+    TokenRequired(SocketAddr),
+    /// The listener could not be opened.
+    #[error("cannot listen on {what}: {source}")]
+    Bind {
+        /// Address or socket path.
+        what: String,
+        /// The IO error.
+        source: std::io::Error,
+    },
+    /// The server failed.
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Checks the options before binding.
+pub fn check(options: &ServeOptions) -> Result<(), Error> {
+    if options.unix.is_none() && !options.addr.ip().is_loopback() && options.token.is_none() {
+        return Err(Error::TokenRequired(options.addr));
+    }
+    Ok(())
+}
+
+/// A running daemon's parts, for [`serve`] and tests.
+#[derive(Debug)]
+pub struct Daemon {
+    state: Arc<AppState>,
+    worker: worker::Worker,
+}
+
+impl Daemon {
+    /// Starts the capture worker over `engine`.
+    pub fn new(engine: Arc<Engine>, options: ServeOptions) -> Daemon {
+        let worker = worker::Worker::start(engine.clone(), options.capture_batch);
+        let state = Arc::new(AppState {
+            engine,
+            metrics: metrics::Metrics::default(),
+            worker: worker.handle(),
+            options,
+            started: Instant::now(),
+        });
+        Daemon { state, worker }
+    }
+
+    /// The shared state.
+    pub fn state(&self) -> &Arc<AppState> {
+        &self.state
+    }
+
+    /// Serves until `shutdown` resolves, then stops accepting, drains the capture queue and saves
+    /// session state. `ready` is called with the bound address once listening.
+    pub async fn run(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        ready: impl FnOnce(&str),
+    ) -> Result<(), Error> {
+        check(&self.state.options)?;
+        let router = app(self.state.clone());
+        let flusher = {
+            let engine = self.state.engine.clone();
+            let every = Duration::from_millis(self.state.options.flush_ms.max(10));
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                loop {
+                    tick.tick().await;
+                    let e = engine.clone();
+                    if let Ok(Err(err)) = tokio::task::spawn_blocking(move || e.flush_sessions()).await {
+                        eprintln!("cairn serve: saving session state failed: {err}");
+                    }
+                }
+            })
+        };
+        let served = match &self.state.options.unix {
+            Some(path) => {
+                let _ = std::fs::remove_file(path);
+                let listener = tokio::net::UnixListener::bind(path)
+                    .map_err(|source| Error::Bind { what: path.display().to_string(), source })?;
+                ready(&format!("unix:{}", path.display()));
+                axum::serve(listener, router.into_make_service()).with_graceful_shutdown(shutdown).await
+            }
+            None => {
+                let addr = self.state.options.addr;
+                let listener = tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| Error::Bind { what: addr.to_string(), source })?;
+                let local = listener.local_addr()?;
+                ready(&format!("http://{local}"));
+                axum::serve(listener, router.into_make_service()).with_graceful_shutdown(shutdown).await
+            }
+        };
+        flusher.abort();
+        // Finish every queued capture, then save session state.
+        let worker = self.worker;
+        let engine = self.state.engine.clone();
+        let drained = tokio::task::spawn_blocking(move || {
+            let n = worker.shutdown();
+            (n, engine.flush_sessions())
+        })
+        .await;
+        match drained {
+            Ok((_, Err(e))) => eprintln!("cairn serve: saving session state failed: {e}"),
+            Err(e) => eprintln!("cairn serve: shutdown failed: {e}"),
+            Ok(_) => {}
+        }
+        if let Some(path) = &self.state.options.unix {
+            let _ = std::fs::remove_file(path);
+        }
+        served.map_err(Error::Io)
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

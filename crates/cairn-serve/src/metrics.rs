@@ -1,0 +1,124 @@
+//! Prometheus metrics (OpenMetrics text at `/metrics`), with the `prometheus-client` crate: typed
+//! metrics, no global registry, no unsafe.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+type Labels = Vec<(&'static str, String)>;
+
+fn latency_histogram() -> Histogram {
+    // 50 µs … ~1.6 s.
+    Histogram::new(exponential_buckets(0.000_05, 2.0, 16))
+}
+
+/// Every metric the daemon exports.
+pub struct Metrics {
+    registry: Registry,
+    /// Request latency per endpoint.
+    pub latency: Family<Labels, Histogram, fn() -> Histogram>,
+    /// Responses per endpoint and status code.
+    pub requests: Family<Labels, Counter>,
+    /// Turns served, by result (`ok`, `fallback`, `timeout`).
+    pub turns: Family<Labels, Counter>,
+    /// Recalls run, by result (`ok`, `failed`).
+    pub recalls: Family<Labels, Counter>,
+    /// Captures, by result (`accepted`, `duplicate`, `failed_run`, `stored`, `skipped`, `error`).
+    pub captures: Family<Labels, Counter>,
+    /// Pack injections per pack.
+    pub pack_injections: Family<Labels, Counter>,
+    /// Share of routed turns that injected each pack (set at scrape time).
+    pack_rate: Family<Labels, Gauge<f64, AtomicU64>>,
+    /// Captures waiting in the durable queue (set at scrape time).
+    pub queue_depth: Gauge,
+    routed: AtomicU64,
+    per_pack: Mutex<HashMap<String, u64>>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("cairn");
+        let latency = Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
+        let requests = Family::<Labels, Counter>::default();
+        let turns = Family::<Labels, Counter>::default();
+        let recalls = Family::<Labels, Counter>::default();
+        let captures = Family::<Labels, Counter>::default();
+        let pack_injections = Family::<Labels, Counter>::default();
+        let pack_rate = Family::<Labels, Gauge<f64, AtomicU64>>::default();
+        let queue_depth = Gauge::default();
+        registry.register("http_request_duration_seconds", "Request latency per endpoint", latency.clone());
+        registry.register("http_requests", "Responses per endpoint and status", requests.clone());
+        registry.register("turns", "Turns served, by result", turns.clone());
+        registry.register("recalls", "Recalls run, by result", recalls.clone());
+        registry.register("captures", "Captures, by result", captures.clone());
+        registry.register("pack_injections", "Pack injections per pack", pack_injections.clone());
+        registry.register(
+            "pack_injection_ratio",
+            "Share of routed turns that injected each pack",
+            pack_rate.clone(),
+        );
+        registry.register(
+            "capture_queue_depth",
+            "Captures waiting in the durable queue",
+            queue_depth.clone(),
+        );
+        Self {
+            registry,
+            latency,
+            requests,
+            turns,
+            recalls,
+            captures,
+            pack_injections,
+            pack_rate,
+            queue_depth,
+            routed: AtomicU64::new(0),
+            per_pack: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// One label.
+pub fn label(name: &'static str, value: impl Into<String>) -> Labels {
+    vec![(name, value.into())]
+}
+
+impl Metrics {
+    /// Counts one routed turn and the packs it injected.
+    pub fn routed(&self, packs: &[String]) {
+        self.routed.fetch_add(1, Ordering::Relaxed);
+        if packs.is_empty() {
+            return;
+        }
+        let mut per = self.per_pack.lock().unwrap_or_else(|e| e.into_inner());
+        for p in packs {
+            self.pack_injections.get_or_create(&label("pack", p.clone())).inc();
+            *per.entry(p.clone()).or_default() += 1;
+        }
+    }
+
+    /// The OpenMetrics text.
+    pub fn render(&self, queue_depth: i64) -> String {
+        self.queue_depth.set(queue_depth);
+        let routed = self.routed.load(Ordering::Relaxed).max(1) as f64;
+        for (pack, n) in self.per_pack.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            self.pack_rate.get_or_create(&label("pack", pack.clone())).set(*n as f64 / routed);
+        }
+        let mut out = String::new();
+        encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        out
+    }
+}

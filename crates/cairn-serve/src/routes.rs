@@ -1,0 +1,452 @@
+//! The endpoints of HTTP API v1 (see `docs/serve.md` and `docs/openapi.json`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use cairn_assemble::Format;
+use cairn_core::{Audience, Hit, Scope, content_hash};
+use cairn_engine::{BootstrapFile, IngestNote, TurnRequest, TurnResponse};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::json::ApiJson;
+use crate::metrics::label;
+use crate::{AppState, OPENAPI};
+
+/// Every route, as `(method, path)`; the OpenAPI document must list each.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("get", "/v1/health"),
+    ("get", "/v1/status"),
+    ("get", "/metrics"),
+    ("get", "/v1/openapi.json"),
+    ("post", "/v1/turn"),
+    ("post", "/v1/capture"),
+    ("post", "/v1/bootstrap"),
+    ("post", "/v1/search"),
+    ("post", "/v1/ingest"),
+    ("post", "/v1/intent"),
+    ("post", "/v1/context"),
+];
+
+type Shared = State<Arc<AppState>>;
+
+/// The router with every endpoint, the body limit, the token check and the metrics middleware.
+pub fn app(state: Arc<AppState>) -> Router {
+    let limit = state.options.max_body_bytes;
+    Router::new()
+        .route("/v1/health", get(health))
+        .route("/v1/status", get(status))
+        .route("/metrics", get(metrics))
+        .route("/v1/openapi.json", get(openapi))
+        .route("/v1/turn", post(turn))
+        .route("/v1/capture", post(capture))
+        .route("/v1/bootstrap", post(bootstrap))
+        .route("/v1/search", post(search))
+        .route("/v1/ingest", post(ingest))
+        .route("/v1/intent", post(intent))
+        .route("/v1/context", post(context))
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), auth))
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint; see /v1/openapi.json")
+}
+
+/// Times every request into the latency histogram of its route.
+async fn observe(State(state): Shared, req: Request, next: Next) -> Response {
+    let endpoint = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let started = Instant::now();
+    let resp = next.run(req).await;
+    let m = &state.metrics;
+    m.latency.get_or_create(&label("endpoint", endpoint.clone())).observe(started.elapsed().as_secs_f64());
+    m.requests
+        .get_or_create(&vec![("endpoint", endpoint), ("status", resp.status().as_u16().to_string())])
+        .inc();
+    resp
+}
+
+/// Requires `Authorization: Bearer <token>` when a token is configured (health stays open).
+async fn auth(State(state): Shared, req: Request, next: Next) -> Response {
+    if let Some(token) = &state.options.token
+        && req.uri().path() != "/v1/health"
+    {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim);
+        if !given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes())) {
+            return ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "missing or wrong bearer token (`Authorization: Bearer <token>`)",
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Runs `f` on the blocking pool under `timeout`.
+async fn blocking<T: Send + 'static>(
+    timeout: std::time::Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::time::timeout(timeout, tokio::task::spawn_blocking(f)).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(ApiError::internal(format!("{what}: {e}"))),
+        Err(_) => Err(ApiError::timeout(what)),
+    }
+}
+
+async fn health() -> Json {
+    axum::Json(json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}))
+}
+
+/// `axum::Json` of a value.
+type Json = axum::Json<Value>;
+
+async fn status(State(state): Shared) -> Result<Json, ApiError> {
+    let engine = state.engine.clone();
+    let (store, queue, turns) = blocking(state.request_timeout(), "status", move || {
+        (engine.store_status(), engine.queue_counts(), engine.turn_count(None))
+    })
+    .await?;
+    let stats = &state.worker.stats;
+    Ok(axum::Json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "uptime_secs": state.started.elapsed().as_secs(),
+        "store": store.map_err(ApiError::from)?,
+        "turns_recorded": turns.map_err(ApiError::from)?,
+        "index": {"chunks": state.engine.indexed_chunks()},
+        "queue": queue.map_err(ApiError::from)?,
+        "worker": {
+            "stored": stats.stored.load(Ordering::Relaxed),
+            "duplicate": stats.duplicate.load(Ordering::Relaxed),
+            "skipped": stats.skipped.load(Ordering::Relaxed),
+            "errors": stats.errors.load(Ordering::Relaxed),
+        },
+        "sessions": state.engine.session_count(),
+        "lanes": state.engine.lanes(),
+        "routing": state.engine.has_router(),
+        "problems": state.engine.problems(),
+    })))
+}
+
+async fn metrics(State(state): Shared) -> Response {
+    let engine = state.engine.clone();
+    let depth =
+        tokio::task::spawn_blocking(move || engine.queue_counts().map(|q| q.queued as i64).unwrap_or(-1))
+            .await
+            .unwrap_or(-1);
+    let body = state.metrics.render(depth);
+    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)
+        .into_response()
+}
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+fn require(field: &str, value: &str) -> Result<(), ApiError> {
+    if value.trim().is_empty() {
+        return Err(ApiError::bad_request(format!("`{field}` must not be empty")));
+    }
+    Ok(())
+}
+
+async fn turn(
+    State(state): Shared,
+    ApiJson(req): ApiJson<TurnRequest>,
+) -> Result<axum::Json<TurnResponse>, ApiError> {
+    require("session_key", &req.session_key)?;
+    if req.budget == Some(0) {
+        return Err(ApiError::bad_request("`budget` must be at least 1"));
+    }
+    let engine = state.engine.clone();
+    let r = req.clone();
+    let answer =
+        tokio::time::timeout(state.turn_timeout(), tokio::task::spawn_blocking(move || engine.turn(&r)))
+            .await;
+    let m = &state.metrics;
+    let resp = match answer {
+        Ok(Ok(resp)) => {
+            let failed = resp.trace.lanes.iter().any(|l| l.status == cairn_core::LaneStatus::Failed);
+            m.recalls.get_or_create(&label("result", if failed { "failed" } else { "ok" })).inc();
+            m.turns.get_or_create(&label("result", if resp.fallback { "fallback" } else { "ok" })).inc();
+            m.routed(&resp.intent.packs);
+            resp
+        }
+        Ok(Err(e)) => {
+            eprintln!("cairn serve: turn failed: {e}");
+            m.turns.get_or_create(&label("result", "fallback")).inc();
+            state.engine.fallback_turn(&req, "internal error")
+        }
+        Err(_) => {
+            m.turns.get_or_create(&label("result", "timeout")).inc();
+            state.engine.fallback_turn(&req, "timed out")
+        }
+    };
+    Ok(axum::Json(resp))
+}
+
+/// A message: content is a string or a list of parts.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+struct Message {
+    role: String,
+    #[serde(default)]
+    content: Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct CaptureBody {
+    session_key: String,
+    #[serde(default)]
+    turn_id: Option<String>,
+    #[serde(default)]
+    run_id: Option<String>,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default)]
+    messages: Vec<Message>,
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    assistant: Option<String>,
+    #[serde(default)]
+    audience: Option<Audience>,
+    #[serde(default)]
+    project: Option<String>,
+    #[serde(default)]
+    timestamp: Option<Value>,
+}
+
+async fn capture(State(state): Shared, ApiJson(body): ApiJson<CaptureBody>) -> Result<Response, ApiError> {
+    require("session_key", &body.session_key)?;
+    let m = &state.metrics;
+    if body.success == Some(false) {
+        m.captures.get_or_create(&label("result", "failed_run")).inc();
+        return Ok(axum::Json(json!({"accepted": false, "reason": "failed_run"})).into_response());
+    }
+    if body.messages.is_empty() && body.user.is_none() && body.assistant.is_none() {
+        return Err(ApiError::bad_request("a capture needs `messages` or `user`/`assistant`"));
+    }
+    for (i, msg) in body.messages.iter().enumerate() {
+        if !(msg.content.is_string() || msg.content.is_array() || msg.content.is_null()) {
+            return Err(ApiError::bad_request(format!(
+                "invalid field `messages[{i}].content`: expected a string or a list of parts"
+            )));
+        }
+    }
+    // The turn id: the host's, else the run id, else derived from the content (so a retried capture of
+    // the same turn dedupes).
+    let turn_id = match body.turn_id.as_deref().or(body.run_id.as_deref()).map(str::trim) {
+        Some(t) if !t.is_empty() => t.to_owned(),
+        _ => {
+            let material = serde_json::to_string(&(&body.messages, &body.user, &body.assistant))
+                .map_err(ApiError::internal)?;
+            content_hash(format!("{}\u{0}{material}", body.session_key).as_bytes())[..16].to_owned()
+        }
+    };
+    let input = json!({
+        "session_key": body.session_key,
+        "turn_id": turn_id,
+        "user": body.user,
+        "assistant": body.assistant,
+        "messages": body.messages,
+        "timestamp": body.timestamp,
+        "project": body.project,
+        "audience": body.audience,
+    });
+    let payload = serde_json::to_string(&input).map_err(ApiError::internal)?;
+    let engine = state.engine.clone();
+    let (key, tid) = (body.session_key.clone(), turn_id.clone());
+    let fresh =
+        blocking(state.request_timeout(), "capture", move || engine.enqueue_capture(&key, &tid, &payload))
+            .await?
+            .map_err(ApiError::from)?;
+    if fresh {
+        state.worker.wake();
+    }
+    m.captures.get_or_create(&label("result", if fresh { "accepted" } else { "duplicate" })).inc();
+    Ok((StatusCode::ACCEPTED, axum::Json(json!({"accepted": true, "turn_id": turn_id, "duplicate": !fresh})))
+        .into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct BootstrapBody {
+    session_key: String,
+    #[serde(default)]
+    files: Vec<BootstrapFile>,
+    #[serde(default)]
+    workspace_dir: Option<PathBuf>,
+}
+
+async fn bootstrap(State(state): Shared, ApiJson(body): ApiJson<BootstrapBody>) -> Result<Json, ApiError> {
+    require("session_key", &body.session_key)?;
+    let engine = state.engine.clone();
+    let result = blocking(state.request_timeout(), "bootstrap", move || {
+        engine.bootstrap(&body.session_key, body.files, body.workspace_dir.as_deref())
+    })
+    .await?;
+    Ok(axum::Json(serde_json::to_value(result).map_err(ApiError::internal)?))
+}
+
+/// The scope of a caller: its session's, or public-only without a session key.
+fn scope_of(state: &AppState, session_key: Option<&str>, project: Option<String>) -> Scope {
+    match session_key.filter(|k| !k.trim().is_empty()) {
+        Some(key) => {
+            let info = state.engine.classify(key);
+            Scope { project, allow_private: !info.audience_shared }
+        }
+        None => Scope::public_only(project),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct SearchBody {
+    query: String,
+    #[serde(default)]
+    k: Option<usize>,
+    #[serde(default)]
+    project: Option<String>,
+    #[serde(default)]
+    session_key: Option<String>,
+}
+
+/// A search hit as the API shows it.
+pub(crate) fn hit_json(h: &Hit) -> Value {
+    let mut snippet: String = h.text.chars().take(300).collect();
+    if h.text.chars().count() > 300 {
+        snippet.push('…');
+    }
+    json!({
+        "id": h.item_id,
+        "chunk_id": h.chunk_id,
+        "title": h.title,
+        "score": h.score,
+        "snippet": snippet,
+        "why": h.why,
+        "provenance": h.provenance,
+        "tags": h.tags,
+        "project": h.project,
+        "kind": h.kind,
+    })
+}
+
+async fn search(State(state): Shared, ApiJson(body): ApiJson<SearchBody>) -> Result<Json, ApiError> {
+    require("query", &body.query)?;
+    let scope = scope_of(&state, body.session_key.as_deref(), body.project);
+    let k = body.k.unwrap_or(10).clamp(1, 100);
+    let engine = state.engine.clone();
+    let hits =
+        blocking(state.request_timeout(), "search", move || engine.search(&body.query, scope, k)).await?;
+    Ok(axum::Json(json!({"hits": hits.iter().map(hit_json).collect::<Vec<_>>()})))
+}
+
+#[derive(Debug, Deserialize)]
+struct IngestBody {
+    text: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    project: Option<String>,
+    #[serde(default)]
+    audience: Option<Audience>,
+    #[serde(default)]
+    session_key: Option<String>,
+}
+
+async fn ingest(State(state): Shared, ApiJson(body): ApiJson<IngestBody>) -> Result<Response, ApiError> {
+    require("text", &body.text)?;
+    // A note sent from a shared session is public unless it says otherwise.
+    let audience = body.audience.or_else(|| {
+        let key = body.session_key.as_deref()?;
+        state.engine.classify(key).audience_shared.then_some(Audience::Public)
+    });
+    let note = IngestNote {
+        text: body.text,
+        title: body.title,
+        tags: body.tags,
+        project: body.project,
+        audience,
+        source: Some(body.session_key.map_or_else(|| "api".to_owned(), |k| format!("api:{k}"))),
+    };
+    let engine = state.engine.clone();
+    let id = blocking(state.request_timeout(), "ingest", move || engine.ingest(&note)).await??;
+    Ok((StatusCode::CREATED, axum::Json(json!({"id": id}))).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct IntentBody {
+    session_key: String,
+    prompt: String,
+    #[serde(default)]
+    now_ms: Option<i64>,
+}
+
+async fn intent(State(state): Shared, ApiJson(body): ApiJson<IntentBody>) -> Result<Json, ApiError> {
+    require("session_key", &body.session_key)?;
+    let engine = state.engine.clone();
+    let v = blocking(state.request_timeout(), "intent", move || {
+        engine.intent(&body.session_key, &body.prompt, body.now_ms)
+    })
+    .await?;
+    Ok(axum::Json(v))
+}
+
+#[derive(Debug, Deserialize)]
+struct ContextBody {
+    query: String,
+    #[serde(default)]
+    budget: Option<usize>,
+    #[serde(default)]
+    format: Option<Format>,
+    #[serde(default)]
+    session_key: Option<String>,
+    #[serde(default)]
+    project: Option<String>,
+}
+
+async fn context(State(state): Shared, ApiJson(body): ApiJson<ContextBody>) -> Result<Json, ApiError> {
+    require("query", &body.query)?;
+    if body.budget == Some(0) {
+        return Err(ApiError::bad_request("`budget` must be at least 1"));
+    }
+    let scope = scope_of(&state, body.session_key.as_deref(), body.project);
+    let engine = state.engine.clone();
+    let a = blocking(state.request_timeout(), "context", move || {
+        let mut options = engine.config().options.clone();
+        if let Some(f) = body.format {
+            options.format = f;
+        }
+        let budget = body.budget.unwrap_or(engine.config().budget);
+        engine.context_with(&body.query, scope, budget, options)
+    })
+    .await?;
+    Ok(axum::Json(serde_json::to_value(&a).map_err(ApiError::internal)?))
+}

@@ -1,0 +1,198 @@
+/**
+ * HTTP client for `cairn serve` (API v1, see docs/openclaw.md and docs/openapi.json).
+ * Every call has a timeout; errors are thrown as `CairnError` and callers decide whether to fail open.
+ */
+
+/** Session facts the daemon derived from a session key. */
+export interface SessionInfo {
+  kind: string;
+  audience: "public" | "private";
+  project: string | null;
+}
+
+/** Routing decision attached to a turn. */
+export interface IntentInfo {
+  pack: string | null;
+  packs: string[];
+  sticky: boolean;
+  reason: string;
+}
+
+/** `POST /v1/turn` response. */
+export interface TurnResponse {
+  prepend_context: string;
+  fallback: boolean;
+  session: SessionInfo;
+  intent: IntentInfo;
+  tokens: number;
+  trace: unknown;
+}
+
+/** One chat message as the daemon accepts it. */
+export interface CaptureMessage {
+  role: string;
+  content: string | { type: "text"; text: string }[];
+}
+
+/** `POST /v1/capture` body. */
+export interface CaptureRequest {
+  session_key: string;
+  turn_id?: string;
+  run_id?: string;
+  success?: boolean;
+  messages?: CaptureMessage[];
+  audience?: "public" | "private";
+}
+
+/** `POST /v1/capture` response (202 accepted, or 200 with `accepted: false`). */
+export interface CaptureResponse {
+  accepted: boolean;
+  turn_id?: string;
+  duplicate?: boolean;
+  reason?: string;
+}
+
+/** A bootstrap file, host shape in snake-free form shared with the daemon. */
+export interface BootstrapFile {
+  name: string;
+  path: string;
+  content?: string;
+  missing?: boolean;
+}
+
+/** `POST /v1/bootstrap` response. */
+export interface BootstrapResponse {
+  files: BootstrapFile[];
+  added: string[];
+  removed: string[];
+  session?: SessionInfo;
+}
+
+/** One search hit. */
+export interface SearchHit {
+  id: string;
+  title: string;
+  score: number;
+  snippet: string;
+  why?: unknown;
+  provenance?: unknown;
+  tags?: string[];
+  project?: string | null;
+}
+
+/** Failure talking to the daemon: unreachable, timeout, or an error response. */
+export class CairnError extends Error {
+  /** `unreachable`, `timeout`, `http_<status>` or `bad_response`. */
+  readonly kind: string;
+  /** The daemon's error code from `{"error": {"code"}}`, when it sent one. */
+  readonly code?: string;
+
+  constructor(message: string, kind: string, code?: string) {
+    super(message);
+    this.name = "CairnError";
+    this.kind = kind;
+    this.code = code;
+  }
+}
+
+/** Options of one client. */
+export interface ClientOptions {
+  baseUrl: string;
+  token?: string;
+  timeoutMs: number;
+}
+
+/** A small typed client; `fetch` is Node's built-in one. */
+export class CairnClient {
+  readonly opts: ClientOptions;
+
+  constructor(opts: ClientOptions) {
+    this.opts = opts;
+  }
+
+  private async request<T>(method: "GET" | "POST", path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    const limit = timeoutMs ?? this.opts.timeoutMs;
+    let res: Response;
+    try {
+      res = await fetch(`${this.opts.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(limit),
+      });
+    } catch (err) {
+      const e = err as { name?: string; cause?: { code?: string }; message?: string };
+      if (e.name === "TimeoutError" || e.name === "AbortError") {
+        throw new CairnError(`${method} ${path}: no answer within ${limit} ms`, "timeout");
+      }
+      const why = e.cause?.code ?? e.message ?? String(err);
+      throw new CairnError(`${method} ${path}: cairn serve unreachable at ${this.opts.baseUrl} (${why})`, "unreachable");
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text === "" ? {} : JSON.parse(text);
+    } catch {
+      throw new CairnError(`${method} ${path}: HTTP ${res.status}, body is not JSON`, "bad_response");
+    }
+    if (!res.ok) {
+      const err = (json as { error?: { code?: string; message?: string } }).error;
+      throw new CairnError(
+        `${method} ${path}: HTTP ${res.status}${err?.message ? `: ${err.message}` : ""}`,
+        `http_${res.status}`,
+        err?.code,
+      );
+    }
+    return json as T;
+  }
+
+  /** `GET /v1/health`. */
+  health(timeoutMs?: number): Promise<{ status: string; version?: string }> {
+    return this.request("GET", "/v1/health", undefined, timeoutMs);
+  }
+
+  /** `GET /v1/status`: free-form counters. */
+  status(): Promise<Record<string, unknown>> {
+    return this.request("GET", "/v1/status");
+  }
+
+  /** `POST /v1/turn`: the context to prepend to this turn's prompt. */
+  turn(body: { session_key: string; prompt: string; turn_id?: string; budget?: number; project?: string }) {
+    return this.request<TurnResponse>("POST", "/v1/turn", body);
+  }
+
+  /** `POST /v1/capture`: queue a finished turn. */
+  capture(body: CaptureRequest, timeoutMs?: number) {
+    return this.request<CaptureResponse>("POST", "/v1/capture", body, timeoutMs);
+  }
+
+  /** `POST /v1/bootstrap`: the session's bootstrap file set. */
+  bootstrap(body: { session_key: string; files: BootstrapFile[]; workspace_dir?: string }) {
+    return this.request<BootstrapResponse>("POST", "/v1/bootstrap", body);
+  }
+
+  /** `POST /v1/search`. */
+  search(body: { query: string; k?: number; project?: string; session_key?: string }) {
+    return this.request<{ hits: SearchHit[] }>("POST", "/v1/search", body);
+  }
+
+  /** `POST /v1/ingest`. */
+  ingest(body: {
+    text: string;
+    title?: string;
+    tags?: string[];
+    project?: string;
+    audience?: "public" | "private";
+    session_key?: string;
+  }) {
+    return this.request<{ id: string }>("POST", "/v1/ingest", body);
+  }
+
+  /** `POST /v1/intent`: routing dry run. */
+  intent(body: { session_key: string; prompt: string }) {
+    return this.request<Record<string, unknown>>("POST", "/v1/intent", body);
+  }
+}

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""End-to-end test of the Cairn OpenClaw plugin inside the real OpenClaw host.
+
+Harvests a small workspace (one public and one private memory) with a routing config (a public and a private
+pack), starts a mock OpenAI-compatible model server on 127.0.0.1 and `openclaw gateway` with the plugin (whose
+managed service starts `cairn serve`), runs `openclaw agent` turns through the gateway and two one-shot
+`openclaw agent --local` runs, and asserts on the model requests the mock recorded.
+
+usage: e2e.py --cairn BIN --openclaw BIN --plugin DIR [--keep]
+(run by tests/e2e/openclaw/run.sh, which installs Node and OpenClaw and builds cairn first)
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# Markers planted in the fixture; each appears in exactly one place.
+PUBMEM = "PUBMEM-7Q2X"  # public memory (memory/greenhouse.md)
+PRIVMEM = "PRIVMEM-9K4Z"  # private memory (memory/supplier-ledger.md)
+PUBPACK = "PUBPACK-4M1R"  # public pack garden_care
+PRIVPACK = "PRIVPACK-8D2N"  # private pack ledger_review
+AGENTSMARK = "AGENTSMARK-5T8W"  # workspace AGENTS.md
+FACT = "QUILLFEATHER-8812"  # only ever said by the mock model, in turn 1's reply
+FALLBACK_TAG = "<cairn-fallback>"
+NO_ACCESS_SETTING = "plugins.entries.cairn.hooks.allowConversationAccess"
+
+
+class Failure(Exception):
+    pass
+
+
+def log(msg):
+    print(f"[e2e {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+    log(f"ok: {msg}")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_json(method, url, body=None, timeout=5.0):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as res:
+        return json.loads(res.read() or b"{}")
+
+
+def wait_for(pred, what, timeout=30.0, every=0.2):
+    until = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < until:
+        try:
+            v = pred()
+            if v:
+                return v
+        except Exception as e:  # noqa: BLE001 - polled until the deadline
+            last = e
+        time.sleep(every)
+    raise Failure(f"timed out after {timeout:.0f} s waiting for {what} (last error: {last})")
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def block(text, tag):
+    """Content of the first <tag ...>...</tag> block, or None."""
+    m = re.search(rf"<{tag}\b[^>]*>(.*?)</{tag}>", text, re.S)
+    return m.group(1) if m else None
+
+
+class Env:
+    def __init__(self, args):
+        self.args = args
+        self.root = Path(tempfile.mkdtemp(prefix="cairn-openclaw-e2e-"))
+        self.procs = {}
+        self.serve_port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.serve_port}"
+        self.record = self.root / "requests.jsonl"
+        self.replies = self.root / "replies.json"
+        self.home = self.root / "home"
+        self.ws = self.root / "workspace"
+        self.cfgdir = self.root / "config"
+        self.cairn_toml = self.root / "cairn.toml"
+        self.timings = {}
+
+    # ---------- processes ----------
+    def start(self, name, argv, **kw):
+        logf = open(self.root / f"{name}.log", "w")
+        self.procs[name] = (subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, **kw), logf)
+        return self.procs[name][0]
+
+    def stop(self, name, sig=signal.SIGTERM, timeout=15):
+        entry = self.procs.pop(name, None)
+        if not entry:
+            return None
+        p, logf = entry
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        logf.close()
+        return p.returncode
+
+    def cleanup(self):
+        for name in list(self.procs):
+            self.stop(name)
+        if not self.args.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+        else:
+            log(f"kept {self.root}")
+
+    def tail(self, name, n=40):
+        f = self.root / f"{name}.log"
+        return "\n".join(f.read_text(errors="replace").splitlines()[-n:]) if f.exists() else ""
+
+    # ---------- setup ----------
+    def setup(self):
+        shutil.copytree(HERE / "fixture" / "workspace", self.ws)
+        shutil.copytree(HERE / "fixture" / "config", self.cfgdir)
+        self.cairn_toml.write_text(
+            f'data_dir = "{self.root / "data"}"\n'
+            f'workspace = "{self.ws}"\n'
+            f'[route]\nconfig_dir = "{self.cfgdir}"\n'
+        )
+        self.replies.write_text(json.dumps({
+            "hybrid orchid": f"The new hybrid orchid is registered as {FACT}.",
+            # The model calls cairn_search through OpenClaw's tool_call (plugin tools sit behind tool search).
+            "supplier invoice ledger": {"tool": "tool_call", "arguments": {
+                "id": "cairn_search", "args": {"query": "supplier ledger account number"}}},
+        }))
+        self.home.mkdir()
+
+    def cairn(self, *argv, check_rc=True):
+        cmd = [self.args.cairn, "--config", str(self.cairn_toml), *argv]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if check_rc and r.returncode != 0:
+            raise Failure(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+        return r
+
+    def harvest(self):
+        t = time.monotonic()
+        r = self.cairn("harvest")
+        self.timings["harvest"] = time.monotonic() - t
+        log(f"harvest: {r.stdout.strip().splitlines()[-1] if r.stdout.strip() else 'done'}")
+
+    def start_mock(self):
+        port_file = self.root / "mock.port"
+        self.start("mock", [sys.executable, str(HERE / "mock_model.py"), "--port-file", str(port_file),
+                            "--record", str(self.record), "--replies", str(self.replies)])
+        port = wait_for(lambda: port_file.read_text().strip() if port_file.exists() else None, "mock model port")
+        self.mock_url = f"http://127.0.0.1:{port}/v1"
+
+    def openclaw_config(self, allow_access=True):
+        entry = {
+            "enabled": True,
+            "config": {"baseUrl": self.base_url, "timeoutMs": 3000, "autoStart": False, "debug": True},
+        }
+        if allow_access:
+            entry["hooks"] = {"allowConversationAccess": True}
+        return {
+            "models": {"providers": {"mock": {
+                "baseUrl": self.mock_url, "apiKey": "mock-key", "api": "openai-completions",
+                "models": [{"id": "mock-1", "name": "Mock", "input": ["text"], "contextWindow": 128000,
+                            "maxTokens": 4096, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
+            }}},
+            "agents": {"defaults": {"model": {"primary": "mock/mock-1"}, "workspace": str(self.ws)}},
+            "plugins": {"load": {"paths": [str(self.args.plugin)]}, "entries": {"cairn": entry}},
+        }
+
+    def write_openclaw_config(self, allow_access=True):
+        path = self.home / ("openclaw.json" if allow_access else "openclaw-no-access.json")
+        path.write_text(json.dumps(self.openclaw_config(allow_access), indent=2))
+        return path
+
+    def oc_env(self, config_path):
+        env = dict(os.environ)
+        env.update({
+            "HOME": str(self.home),
+            "OPENCLAW_CONFIG_PATH": str(config_path),
+            "OPENCLAW_STATE_DIR": str(self.home / "state"),
+            "NO_COLOR": "1",
+        })
+        return env
+
+    # ---------- turns ----------
+    def requests(self):
+        if not self.record.exists():
+            return []
+        return [json.loads(line) for line in self.record.read_text().splitlines() if line.strip()]
+
+    def agent(self, session_key, message, config_path, label, expect_request=True, gateway_env=None):
+        before = len(self.requests())
+        t = time.monotonic()
+        env = self.oc_env(config_path)
+        env.update(gateway_env or {})
+        local = [] if gateway_env else ["--local"]
+        r = subprocess.run(
+            [self.args.openclaw, "agent", *local, "--json", "--session-key", session_key, "--message", message],
+            capture_output=True, text=True, env=env, cwd=self.root, timeout=300,
+        )
+        took = time.monotonic() - t
+        self.timings[label] = took
+        (self.root / f"agent-{label}.out").write_text(r.stdout)
+        (self.root / f"agent-{label}.err").write_text(r.stderr)
+        log(f"{label}: openclaw agent --session-key {session_key} ({took:.1f} s, rc {r.returncode})")
+        new = self.requests()[before:]
+        mine = [q for q in new if any(message in text_of(m.get("content")) for m in q.get("messages", [])
+                                      if m.get("role") == "user")]
+        if not expect_request:
+            return {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr, "requests": mine}
+        if not mine:
+            raise Failure(f"{label}: no model request carried the prompt (rc {r.returncode}); stderr tail:\n"
+                          + "\n".join(r.stderr.splitlines()[-30:]))
+        req = mine[0]
+        user = next(text_of(m.get("content")) for m in req["messages"]
+                    if m.get("role") == "user" and message in text_of(m.get("content")))
+        system = "\n".join(text_of(m.get("content")) for m in req["messages"] if m.get("role") in ("system", "developer"))
+        tools = "\n".join(text_of(m.get("content")) for q in mine for m in q["messages"] if m.get("role") == "tool")
+        return {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr, "user": user, "system": system,
+                "tools": tools}
+
+
+def reply_text(run):
+    try:
+        out = json.loads(run["stdout"])
+    except ValueError:
+        return ""
+    # `--local` prints the run result; through the gateway it is wrapped in {runId, status, result}.
+    result = out.get("result", out) if isinstance(out, dict) else {}
+    return " ".join(p.get("text") or "" for p in result.get("payloads", []))
+
+
+def start_gateway(env):
+    """Run `openclaw gateway` with the plugin's managed service on: no daemon answers at `baseUrl`, so the
+    service must start `cairn serve` there. Turns then go through the warm gateway (much faster than
+    `openclaw agent --local`, which loads every plugin again per run)."""
+    daemon_url = f"http://127.0.0.1:{free_port()}"
+    gw_cfg = env.openclaw_config(True)
+    gw_cfg["plugins"]["entries"]["cairn"]["config"] = {
+        "baseUrl": daemon_url, "autoStart": True, "cairnBin": env.args.cairn, "configPath": str(env.cairn_toml),
+        "timeoutMs": 3000, "debug": True,
+    }
+    gw_path = env.home / "openclaw-gateway.json"
+    gw_path.write_text(json.dumps(gw_cfg, indent=2))
+    gw_env = {"OPENCLAW_GATEWAY_PORT": str(free_port()), "OPENCLAW_GATEWAY_TOKEN": uuid.uuid4().hex}
+    t = time.monotonic()
+    genv = env.oc_env(gw_path)
+    genv.update(gw_env)
+    env.start("gateway", [env.args.openclaw, "gateway", "run", "--port", gw_env["OPENCLAW_GATEWAY_PORT"], "--bind",
+                          "loopback", "--auth", "token", "--token", gw_env["OPENCLAW_GATEWAY_TOKEN"],
+                          "--allow-unconfigured"], env=genv, cwd=env.root)
+    wait_for(lambda: http_json("GET", f"{daemon_url}/v1/health", timeout=1).get("status") == "ok",
+             f"the gateway's plugin service to start cairn serve at {daemon_url} (log: gateway.log)", timeout=300,
+             every=1.0)
+    env.timings["gateway-start"] = time.monotonic() - t
+    check(True, "(service) with no daemon running, the gateway's plugin service started cairn serve")
+    env.base_url = daemon_url
+    return gw_path, gw_env
+
+
+def scenario(env):
+    owner_dm = "agent:main:telegram:direct:1001"
+    run_id = uuid.uuid4().hex[:8]
+    cfg, gw = start_gateway(env)
+
+    # (a) a matching prompt: the public pack and the public memory are injected. The mock model answers this
+    # prompt with a unique fact, which (e) later expects to be recalled.
+    a = env.agent(owner_dm, "How often is the orchid greenhouse watered, and what name did the society give "
+                  "the new hybrid orchid?", cfg, "a", gateway_env=gw)
+    ctx_a = block(a["user"], "cairn-context") or ""
+    pack_a = block(a["user"], "pack-context") or ""
+    check(PUBMEM in ctx_a, f"(a) the harvested memory {PUBMEM} is in the <cairn-context> block of the model request")
+    check(PUBPACK in pack_a, f"(a) the garden_care pack ({PUBPACK}) is in a <pack-context> block")
+    check(a["rc"] == 0 and FACT in reply_text(a), f"(a) the turn completed; the model replied with the fact {FACT}")
+
+    # (e) the finished turn was captured: its fact becomes searchable, then is recalled on the next turn,
+    # without turn 1's injected blocks.
+    wait_for(lambda: any(FACT in json.dumps(h) for h in http_json(
+        "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": owner_dm})["hits"]),
+        "the captured turn to become searchable", timeout=30)
+    log("(e) the captured turn is searchable")
+    e2 = env.agent(owner_dm, "Remind me: what is the registered name of that new hybrid?", cfg, "e2", gateway_env=gw)
+    ctx_e2 = block(e2["user"], "cairn-context") or ""
+    check(FACT in ctx_e2, f"(e) turn 2: the captured fact {FACT} is recalled into <cairn-context>")
+    check("<cairn-context" not in ctx_e2 and "<pack-context" not in ctx_e2 and "<cairn-fallback" not in ctx_e2,
+          "(e) the recalled turn carries no nested injected blocks")
+    check(PUBPACK not in ctx_e2, "(e) the recalled turn carries no text of turn 1's injected pack")
+
+    # (b) a non-matching prompt (fresh session, so nothing sticky): no pack.
+    b = env.agent(f"agent:main:telegram:direct:1001:thread:b{run_id}", "What is the capital of France?", cfg, "b",
+                  gateway_env=gw)
+    check("<pack-context" not in b["user"], "(b) no <pack-context> block for a prompt matching no intent")
+
+    # (c) the same private prompt: the owner's main session gets the private pack and memory, a group does not.
+    # The mock model also calls cairn_search here; its result must follow the same scope.
+    prompt_c = "Please reconcile the supplier invoice ledger for the nursery."
+    c_main = env.agent("agent:main:main", prompt_c, cfg, "c-main", gateway_env=gw)
+    check(PRIVPACK in c_main["user"], f"(c) main session: the private pack ({PRIVPACK}) is injected")
+    check(PRIVMEM in c_main["user"], f"(c) main session: the private memory ({PRIVMEM}) is injected")
+    check(PRIVMEM in c_main["tools"], "(tool) main session: the model's cairn_search call returned the private memory")
+    c_group = env.agent(f"agent:main:telegram:group:-100{run_id}", prompt_c, cfg, "c-group", gateway_env=gw)
+    check(PRIVPACK not in c_group["user"] and PRIVPACK not in c_group["system"],
+          "(c) group session: no private pack")
+    check(PRIVMEM not in c_group["user"] and PRIVMEM not in c_group["system"],
+          "(c) group session: no private memory")
+    check('"cairn_search"' in c_group["tools"] and "unavailable" not in c_group["tools"],
+          "(tool) group session: cairn_search ran")
+    check(PRIVMEM not in c_group["tools"], "(tool) group session: cairn_search returned no private memory")
+
+    # (f) the bootstrap hook changes a subagent's file set: Cairn's sessions.yaml gives subagents SOUL.md only,
+    # so the host's AGENTS.md is removed (the host then keeps only AGENTS.md-named files for subagents).
+    check(AGENTSMARK in a["system"], f"(f) control: a direct session's system prompt has AGENTS.md ({AGENTSMARK})")
+    f = env.agent(f"agent:main:subagent:{uuid.uuid4()}", "Summarise your instructions in one line.", cfg, "f",
+                  gateway_env=gw)
+    check(AGENTSMARK not in f["system"], "(f) subagent: AGENTS.md was filtered out by the bootstrap hook")
+    gw_log = (env.root / "gateway.log").read_text(errors="replace")
+    check(re.search(r"bootstrap agent:main:subagent:\S+: \d+ files.*removed \[[^\]]*AGENTS\.md", gw_log) is not None,
+          "(f) the plugin logged the removal for the subagent key")
+    check("CAIRN_CONTEXT.md" in a["system"], "(f) main/direct sessions get the generated CAIRN_CONTEXT.md")
+
+    # (service) stopping the gateway stops the daemon its plugin started.
+    daemon_url = env.base_url
+    env.stop("gateway", timeout=60)
+
+    def daemon_gone():
+        try:
+            http_json("GET", f"{daemon_url}/v1/health", timeout=1)
+            return False
+        except (urllib.error.URLError, OSError):
+            return True
+
+    wait_for(daemon_gone, "the started cairn serve to stop with the gateway", timeout=30)
+    check(True, "(service) stopping the gateway stopped the daemon it had started")
+
+    # (d) daemon down (a one-shot local run starts no plugin service): the fallback note is in the request and
+    # the turn still completes.
+    d = env.agent(owner_dm, "Is the orchid greenhouse humid enough today?", cfg, "d")
+    check(FALLBACK_TAG in d["user"], "(d) daemon down: the <cairn-fallback> note is in the model request")
+    check(d["rc"] == 0 and reply_text(d) != "", "(d) daemon down: the turn still completed with a reply")
+
+    # Load failure: without allowConversationAccess the plugin refuses to load, naming the setting.
+    # OpenClaw turns a plugin that throws in register() into a failed command, with the plugin's message.
+    no = env.agent(owner_dm, "Is anyone there?", env.write_openclaw_config(False), "no-access", expect_request=False)
+    check(no["rc"] != 0, "(load) without the grant, the host refuses to run (plugin load failed)")
+    check(NO_ACCESS_SETTING in no["stderr"] + no["stdout"],
+          f"(load) without the grant, the host output names {NO_ACCESS_SETTING}")
+    check(not no["requests"], "(load) without the grant, no silent half-working turn reached the model")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cairn", required=True)
+    ap.add_argument("--openclaw", required=True)
+    ap.add_argument("--plugin", required=True, type=Path)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    env = Env(args)
+    t0 = time.monotonic()
+    ok = False
+    try:
+        env.setup()
+        env.harvest()
+        env.start_mock()
+        scenario(env)
+        ok = True
+    except Failure as e:
+        log(f"FAIL: {e}")
+        for name in ("gateway", "mock"):
+            if (env.root / f"{name}.log").exists():
+                log(f"--- {name}.log tail ---\n{env.tail(name)}")
+    finally:
+        env.timings["total"] = time.monotonic() - t0
+        log("timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in env.timings.items()))
+        if not ok:
+            env.args.keep = True
+        env.cleanup()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
