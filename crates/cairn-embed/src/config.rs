@@ -138,7 +138,7 @@ impl ModelSpec {
         check_architecture(&bert).map_err(mismatch)?;
         if bert.hidden_size == 0
             || bert.num_attention_heads == 0
-            || bert.hidden_size % bert.num_attention_heads != 0
+            || !bert.hidden_size.is_multiple_of(bert.num_attention_heads)
         {
             return Err(mismatch(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
