@@ -113,7 +113,7 @@ fn exp_nonpos(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5;
     let y = p * r * r + r + 1.0;
     let scale = f32::from_bits((((t.to_bits() as i32) - 0x4B40_0000 + 127) << 23) as u32);
     y * scale
