@@ -14,7 +14,7 @@ BATCHES=${1:-32,64}
 VENV=${PEER_VENV:-$HOME/.cache/cairn-peers-venv}
 mkdir -p "$OUT"
 cargo build --release --locked -p cairn-cli -p cairn-bench
-model=$(CAIRN_BIN="$CARGO_TARGET_DIR/release/cairn" bash scripts/fetch-model.sh)
+model=$(WITH_CAIRN="$CARGO_TARGET_DIR/release/cairn" bash scripts/fetch-model.sh)
 [ -x "$VENV/bin/python" ] || VENV=$(bash "$PEERS/setup.sh")
 
 "$CARGO_TARGET_DIR/release/cairn-bench" embed --model "$model" --corpus "$DATA/corpus.jsonl" \
