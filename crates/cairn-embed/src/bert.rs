@@ -122,6 +122,19 @@ impl Weights<'_> {
     }
 }
 
+/// One `[hidden, 3·hidden]` projection for Q, K and V, with the attention scale folded into Q.
+fn fuse_qkv(q: &Linear, k: &Linear, v: &Linear, scale: f64) -> candle_core::Result<Linear> {
+    let wq = (&q.weight_t * scale)?;
+    let bias: Vec<f32> = q
+        .bias
+        .iter()
+        .map(|b| b * scale as f32)
+        .chain(k.bias.iter().copied())
+        .chain(v.bias.iter().copied())
+        .collect();
+    Ok(Linear { weight_t: Tensor::cat(&[&wq, &k.weight_t, &v.weight_t], 1)?.contiguous()?, bias })
+}
+
 fn internal<T>(r: candle_core::Result<T>) -> Result<T> {
     r.map_err(|e| Error::Inference(e.to_string()))
 }
@@ -148,17 +161,7 @@ impl Bert {
             let q = w.linear(&format!("{p}.attention.self.query"), h, h)?;
             let k = w.linear(&format!("{p}.attention.self.key"), h, h)?;
             let v = w.linear(&format!("{p}.attention.self.value"), h, h)?;
-            let qkv = internal((|| {
-                let wq = (&q.weight_t * scale)?;
-                let bias: Vec<f32> = q
-                    .bias
-                    .iter()
-                    .map(|b| b * scale as f32)
-                    .chain(k.bias.iter().copied())
-                    .chain(v.bias.iter().copied())
-                    .collect();
-                Ok(Linear { weight_t: Tensor::cat(&[&wq, &k.weight_t, &v.weight_t], 1)?.contiguous()?, bias })
-            })())?;
+            let qkv = internal(fuse_qkv(&q, &k, &v, scale))?;
             layers.push(Layer {
                 qkv,
                 attn_out: w.linear(&format!("{p}.attention.output.dense"), h, h)?,

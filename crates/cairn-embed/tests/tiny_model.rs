@@ -79,12 +79,12 @@ fn pooling_modes_follow_the_pooling_config() {
     let vm = mean.embed(&texts, EmbedKind::Document).unwrap();
     let vc = cls.embed(&texts, EmbedKind::Document).unwrap();
     let vx = max.embed(&texts, EmbedKind::Document).unwrap();
-    for i in 0..2 {
+    for ((m, c), x) in vm.iter().zip(&vc).zip(&vx) {
         // max pooling dominates mean pooling element-wise; cls is one of the token rows.
-        assert!(vx[i].iter().zip(&vm[i]).all(|(x, m)| x >= &(m - 1e-5)));
-        assert!(max_diff(&vx[i], &vm[i]) > 1e-3);
-        assert!(max_diff(&vc[i], &vm[i]) > 1e-3);
-        assert!(vx[i].iter().zip(&vc[i]).all(|(x, c)| x >= &(c - 1e-5)));
+        assert!(x.iter().zip(m).all(|(x, m)| x >= &(m - 1e-5)));
+        assert!(max_diff(x, m) > 1e-3);
+        assert!(max_diff(c, m) > 1e-3);
+        assert!(x.iter().zip(c).all(|(x, c)| x >= &(c - 1e-5)));
     }
 }
 
@@ -99,8 +99,8 @@ fn a_text_alone_equals_the_same_text_in_a_batch() {
     // Small batches (several forward passes) give the same as one pass.
     let small = LocalEmbedder::load(e.dir()).unwrap().with_batch_size(3);
     let again = small.embed(TEXTS, EmbedKind::Document).unwrap();
-    for i in 0..TEXTS.len() {
-        assert!(max_diff(&again[i], &batch[i]) < 1e-5);
+    for (a, b) in again.iter().zip(&batch) {
+        assert!(max_diff(a, b) < 1e-5);
     }
 }
 
