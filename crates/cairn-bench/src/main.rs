@@ -19,6 +19,8 @@ use cairn_store::SqliteStore;
 use clap::{Parser, Subcommand};
 use serde::{Deserialize, Serialize};
 
+mod embed;
+
 #[derive(Debug, Parser)]
 #[command(name = "cairn-bench")]
 struct Cli {
@@ -76,6 +78,26 @@ enum Cmd {
         /// Scratch directory for the stores and indexes
         #[arg(long)]
         data: PathBuf,
+    /// Local embedding throughput and single-query latency on a JSONL corpus (`text` per line).
+    Embed {
+        /// Model directory (e.g. `<data_dir>/models/all-minilm-l6-v2`)
+        #[arg(long)]
+        model: PathBuf,
+        /// JSONL corpus with a `text` field (e.g. LoCoMo's `corpus.jsonl`)
+        #[arg(long)]
+        corpus: PathBuf,
+        /// JSONL questions (`question` field) for the single-query latency (default: corpus texts)
+        #[arg(long)]
+        queries: Option<PathBuf>,
+        /// Batch sizes, comma-separated
+        #[arg(long, default_value = "32", value_delimiter = ',')]
+        batch: Vec<usize>,
+        /// Full passes per batch size (median reported)
+        #[arg(long, default_value_t = 2)]
+        repeats: usize,
+        /// Single-query embeddings to time
+        #[arg(long, default_value_t = 200)]
+        single: usize,
     },
     /// (internal) one harvest in this process, printing a JSON sample.
     #[command(hide = true)]
@@ -273,6 +295,17 @@ fn main() -> anyhow::Result<()> {
         Cmd::Context { workspace, queries, data, budget, cold, cairn } => {
             let v = context_bench(&workspace, &queries, &data, budget, cold, cairn)?;
             println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        Cmd::Embed { model, corpus, queries, batch, repeats, single } => {
+            let b = embed::EmbedBench {
+                model: &model,
+                corpus: &corpus,
+                queries: queries.as_deref(),
+                batches: &batch,
+                repeats,
+                single,
+            };
+            println!("{}", serde_json::to_string_pretty(&embed::run(&b)?)?);
         }
         Cmd::HarvestOnce { workspace, data } => {
             println!("{}", serde_json::to_string(&harvest_once(&workspace, &data)?)?);

@@ -15,7 +15,7 @@ macro_rules! outln {
 mod commands;
 mod settings;
 
-use commands::{context, ingest, recall, route};
+use commands::{context, ingest, models, recall, route};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -55,6 +55,8 @@ enum Command {
     },
     /// The bootstrap file set for a session key, with token counts.
     Bootstrap(route::BootstrapArgs),
+    /// Embedding models: list what is installed, or `install` one.
+    Models(models::ModelsArgs),
     /// Evaluate retrieval or intent detection against labelled cases.
     Eval {
         #[command(subcommand)]
@@ -98,6 +100,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::IntentTest(args) => route::intent_test(args, &settings),
         Command::Rules { command } => route::rules(command, &settings),
         Command::Bootstrap(args) => route::bootstrap(args, &settings),
+        Command::Models(args) => models::models(args, &settings),
         Command::Eval { command } => match command {
             EvalCommand::Retrieval(args) => recall::eval_retrieval(args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),

@@ -100,6 +100,10 @@ impl Default for Settings {
     }
 }
 
+/// `CAIRN_*` variables that are not settings (flags' env fallbacks, script and test knobs).
+const NOT_SETTINGS: &[&str] =
+    &["config", "pypi_url", "demo_dir", "model_data_dir", "test_model_dir", "allow_no_model"];
+
 impl Settings {
     /// The SQLite store file.
     pub(crate) fn store_path(&self) -> PathBuf {
@@ -120,7 +124,7 @@ impl Settings {
             figment = figment.merge(Toml::file(path));
             base = path.parent().map(Path::to_path_buf);
         }
-        figment = figment.merge(Env::prefixed("CAIRN_").split("__").ignore(&["config"]));
+        figment = figment.merge(Env::prefixed("CAIRN_").split("__").ignore(NOT_SETTINGS));
         let mut settings: Settings = figment.extract().with_context(|| match &config_path {
             Some(p) => format!("invalid settings (from `{}` or CAIRN_* env)", p.display()),
             None => "invalid settings (from CAIRN_* env)".to_owned(),

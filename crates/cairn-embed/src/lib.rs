@@ -8,15 +8,21 @@
 //! installed, so callers fall back to lexical recall.
 #![warn(missing_docs)]
 
+mod bert;
+mod config;
 mod error;
 mod http;
+pub mod install;
 mod local;
 mod models;
+mod ops;
 mod settings;
+#[doc(hidden)]
+pub mod testing;
 
 pub use error::{Error, Result};
 pub use http::{HttpEmbedder, HttpEmbedderConfig};
-pub use local::LocalEmbedder;
+pub use local::{DEFAULT_BATCH_SIZE, LocalEmbedder};
 pub use models::{DEFAULT_MODEL, ModelInfo, default_model_dir, installed_models, model_dir, models_root};
 pub use settings::{
     EmbedProvider, EmbedSettings, HttpSettings, NO_MODEL_NOTE, Opened, open_configured, open_or_warn_once,

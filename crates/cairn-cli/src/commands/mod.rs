@@ -2,5 +2,6 @@
 
 pub(crate) mod context;
 pub(crate) mod ingest;
+pub(crate) mod models;
 pub(crate) mod recall;
 pub(crate) mod route;

@@ -1,0 +1,285 @@
+//! A BERT encoder forward pass on CPU with candle tensors.
+//!
+//! Weights are kept in the layout the kernels want: linear weights transposed once at load
+//! (`[in, out]`, so every projection is one row-major GEMM), the query/key/value projections fused
+//! into one `[hidden, 3·hidden]` matrix, and the query scale folded into the query weights.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use candle_core::{DType, Device, Tensor};
+
+use crate::config::{Activation, ModelSpec};
+use crate::ops::{Bias, BiasAct, BiasResidual};
+use crate::{Error, Result};
+
+struct LayerNorm {
+    weight: Tensor,
+    bias: Tensor,
+    eps: f32,
+}
+
+impl LayerNorm {
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        candle_nn::ops::layer_norm(x, &self.weight, &self.bias, self.eps)
+    }
+}
+
+struct Linear {
+    /// `[in, out]`, contiguous.
+    weight_t: Tensor,
+    bias: Vec<f32>,
+}
+
+impl Linear {
+    /// `x·W + b`: `[n, in]` → `[n, out]`.
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let y = x.matmul(&self.weight_t)?;
+        y.inplace_op1(&Bias { bias: &self.bias })?;
+        Ok(y)
+    }
+
+    /// `act(x·W + b)`.
+    fn forward_act(&self, x: &Tensor, act: Activation) -> candle_core::Result<Tensor> {
+        let y = x.matmul(&self.weight_t)?;
+        y.inplace_op1(&BiasAct { bias: &self.bias, act })?;
+        Ok(y)
+    }
+
+    /// `x·W + b + residual`.
+    fn forward_residual(&self, x: &Tensor, residual: &Tensor) -> candle_core::Result<Tensor> {
+        let y = x.matmul(&self.weight_t)?;
+        y.inplace_op2(residual, &BiasResidual { bias: &self.bias })?;
+        Ok(y)
+    }
+}
+
+struct Layer {
+    qkv: Linear,
+    attn_out: Linear,
+    attn_norm: LayerNorm,
+    up: Linear,
+    down: Linear,
+    out_norm: LayerNorm,
+}
+
+/// The encoder: embeddings plus transformer layers.
+pub(crate) struct Bert {
+    word: Tensor,
+    position: Tensor,
+    token_type0: Tensor,
+    emb_norm: LayerNorm,
+    layers: Vec<Layer>,
+    heads: usize,
+    head_dim: usize,
+    hidden: usize,
+    activation: Activation,
+}
+
+/// Looks tensors up by name, with or without a `bert.` prefix, checking shapes.
+struct Weights<'a> {
+    map: &'a HashMap<String, Tensor>,
+    prefix: &'static str,
+    path: &'a Path,
+    dir: &'a Path,
+}
+
+impl Weights<'_> {
+    fn get(&self, name: &str, shape: &[usize]) -> Result<Tensor> {
+        let full = format!("{}{name}", self.prefix);
+        let t = self.map.get(&full).ok_or_else(|| Error::CorruptWeights {
+            path: self.path.to_path_buf(),
+            reason: format!("tensor `{full}` is missing"),
+        })?;
+        if t.dims() != shape {
+            return Err(Error::ConfigMismatch {
+                dir: self.dir.to_path_buf(),
+                reason: format!("tensor `{full}` has shape {:?}, config.json implies {shape:?}", t.dims()),
+            });
+        }
+        t.to_dtype(DType::F32).map_err(|e| Error::CorruptWeights {
+            path: self.path.to_path_buf(),
+            reason: format!("tensor `{full}`: {e}"),
+        })
+    }
+
+    /// A LayerNorm's weight and bias (`weight`/`bias`, or the older `gamma`/`beta`).
+    fn norm(&self, name: &str, h: usize, eps: f32) -> Result<LayerNorm> {
+        let has = |s: &str| self.map.contains_key(&format!("{}{name}.{s}", self.prefix));
+        let (w, b) = if !has("weight") && has("gamma") { ("gamma", "beta") } else { ("weight", "bias") };
+        Ok(LayerNorm {
+            weight: self.get(&format!("{name}.{w}"), &[h])?,
+            bias: self.get(&format!("{name}.{b}"), &[h])?,
+            eps,
+        })
+    }
+
+    /// A linear layer stored as PyTorch does (`weight` is `[out, in]`), transposed for the GEMM.
+    fn linear(&self, name: &str, inp: usize, out: usize) -> Result<Linear> {
+        let w = self.get(&format!("{name}.weight"), &[out, inp])?;
+        let b = self.get(&format!("{name}.bias"), &[out])?;
+        Ok(Linear { weight_t: internal(w.t().and_then(|t| t.contiguous()))?, bias: internal(b.to_vec1())? })
+    }
+}
+
+fn internal<T>(r: candle_core::Result<T>) -> Result<T> {
+    r.map_err(|e| Error::Inference(e.to_string()))
+}
+
+impl Bert {
+    /// Builds the encoder from the tensors of `model.safetensors` (`path`), checked against `spec`.
+    pub(crate) fn load(map: &HashMap<String, Tensor>, spec: &ModelSpec, path: &Path) -> Result<Bert> {
+        let c = &spec.bert;
+        let prefix = if map.contains_key("embeddings.word_embeddings.weight") { "" } else { "bert." };
+        let w = Weights { map, prefix, path, dir: &spec.dir };
+        let h = c.hidden_size;
+        let eps = c.layer_norm_eps as f32;
+        let heads = c.num_attention_heads;
+        let head_dim = h / heads;
+        let word = w.get("embeddings.word_embeddings.weight", &[c.vocab_size, h])?;
+        let position = w.get("embeddings.position_embeddings.weight", &[c.max_position_embeddings, h])?;
+        let token_type = w.get("embeddings.token_type_embeddings.weight", &[c.type_vocab_size, h])?;
+        let token_type0 = internal(token_type.get(0))?;
+        let emb_norm = w.norm("embeddings.LayerNorm", h, eps)?;
+        let scale = 1.0 / (head_dim as f64).sqrt();
+        let mut layers = Vec::with_capacity(c.num_hidden_layers);
+        for i in 0..c.num_hidden_layers {
+            let p = format!("encoder.layer.{i}");
+            let q = w.linear(&format!("{p}.attention.self.query"), h, h)?;
+            let k = w.linear(&format!("{p}.attention.self.key"), h, h)?;
+            let v = w.linear(&format!("{p}.attention.self.value"), h, h)?;
+            let qkv = internal((|| {
+                let wq = (&q.weight_t * scale)?;
+                let bias: Vec<f32> = q
+                    .bias
+                    .iter()
+                    .map(|b| b * scale as f32)
+                    .chain(k.bias.iter().copied())
+                    .chain(v.bias.iter().copied())
+                    .collect();
+                Ok(Linear { weight_t: Tensor::cat(&[&wq, &k.weight_t, &v.weight_t], 1)?.contiguous()?, bias })
+            })())?;
+            layers.push(Layer {
+                qkv,
+                attn_out: w.linear(&format!("{p}.attention.output.dense"), h, h)?,
+                attn_norm: w.norm(&format!("{p}.attention.output.LayerNorm"), h, eps)?,
+                up: w.linear(&format!("{p}.intermediate.dense"), h, c.intermediate_size)?,
+                down: w.linear(&format!("{p}.output.dense"), c.intermediate_size, h)?,
+                out_norm: w.norm(&format!("{p}.output.LayerNorm"), h, eps)?,
+            });
+        }
+        Ok(Bert {
+            word,
+            position,
+            token_type0,
+            emb_norm,
+            layers,
+            heads,
+            head_dim,
+            hidden: h,
+            activation: spec.activation,
+        })
+    }
+
+    /// Hidden size.
+    pub(crate) fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// Runs `batch` sequences padded to `len` (`ids` row-major `[batch, len]`, `lens[i]` real tokens)
+    /// and returns the last hidden states, row-major `[batch, len, hidden]`.
+    pub(crate) fn forward(&self, ids: &[u32], batch: usize, len: usize, lens: &[usize]) -> Result<Vec<f32>> {
+        internal(self.forward_inner(ids, batch, len, lens))
+    }
+
+    fn forward_inner(
+        &self,
+        ids: &[u32],
+        b: usize,
+        l: usize,
+        lens: &[usize],
+    ) -> candle_core::Result<Vec<f32>> {
+        let dev = Device::Cpu;
+        let h = self.hidden;
+        let n = b * l;
+        let ids_t = Tensor::from_slice(ids, n, &dev)?;
+        let x = self.word.index_select(&ids_t, 0)?.reshape((b, l, h))?;
+        let x = x.broadcast_add(&self.position.narrow(0, 0, l)?.unsqueeze(0)?)?;
+        let x = x.broadcast_add(&self.token_type0)?;
+        let mut x = self.emb_norm.forward(&x.reshape((n, h))?)?;
+
+        // Additive attention mask over keys: 0 for tokens, a large negative for padding.
+        let mask = (b > 1 && lens.iter().any(|&k| k < l))
+            .then(|| {
+                let mut m = vec![0f32; b * l];
+                for (row, &k) in m.chunks_mut(l).zip(lens) {
+                    row[k..].fill(-1e30);
+                }
+                Tensor::from_vec(m, (b, 1, 1, l), &dev)
+            })
+            .transpose()?;
+
+        let (nh, hd) = (self.heads, self.head_dim);
+        for layer in &self.layers {
+            let qkv = layer.qkv.forward(&x)?.reshape((b, l, 3, nh, hd))?;
+            let q = qkv.narrow(2, 0, 1)?.squeeze(2)?.transpose(1, 2)?.contiguous()?;
+            let k = qkv.narrow(2, 1, 1)?.squeeze(2)?.transpose(1, 2)?.contiguous()?;
+            let v = qkv.narrow(2, 2, 1)?.squeeze(2)?.transpose(1, 2)?.contiguous()?;
+            let mut scores = q.matmul(&k.t()?)?;
+            if let Some(m) = &mask {
+                scores = scores.broadcast_add(m)?;
+            }
+            let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+            let ctx = probs.matmul(&v)?.transpose(1, 2)?.contiguous()?.reshape((n, h))?;
+            x = layer.attn_norm.forward(&layer.attn_out.forward_residual(&ctx, &x)?)?;
+            let up = layer.up.forward_act(&x, self.activation)?;
+            x = layer.out_norm.forward(&layer.down.forward_residual(&up, &x)?)?;
+        }
+        x.flatten_all()?.to_vec1::<f32>()
+    }
+}
+
+/// Rows of `[batch, len, hidden]` pooled into one vector per sequence.
+pub(crate) fn pool(
+    hidden_states: &[f32],
+    hidden: usize,
+    len: usize,
+    lens: &[usize],
+    pooling: crate::config::Pooling,
+) -> Vec<Vec<f32>> {
+    use crate::config::Pooling;
+    lens.iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            let seq = &hidden_states[i * len * hidden..(i * len + k) * hidden];
+            match pooling {
+                Pooling::Cls => seq[..hidden].to_vec(),
+                Pooling::Mean => {
+                    let mut acc = vec![0f32; hidden];
+                    for tok in seq.chunks_exact(hidden) {
+                        acc.iter_mut().zip(tok).for_each(|(a, t)| *a += t);
+                    }
+                    let inv = 1.0 / k.max(1) as f32;
+                    acc.iter_mut().for_each(|a| *a *= inv);
+                    acc
+                }
+                Pooling::Max => {
+                    let mut acc = vec![f32::NEG_INFINITY; hidden];
+                    for tok in seq.chunks_exact(hidden) {
+                        acc.iter_mut().zip(tok).for_each(|(a, &t)| *a = a.max(t));
+                    }
+                    acc
+                }
+            }
+        })
+        .collect()
+}
+
+/// Scales `v` to unit L2 norm (a zero vector stays zero).
+pub(crate) fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        let inv = 1.0 / norm;
+        v.iter_mut().for_each(|x| *x *= inv);
+    }
+}

@@ -1,0 +1,245 @@
+//! A tiny, randomly initialised BERT sentence-transformers model written to disk, for fast tests
+//! (of this crate and of crates that store or search vectors). Deterministic for a given seed.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use candle_core::{Device, Tensor};
+use serde_json::json;
+
+/// The shape of the generated model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TinyModel {
+    /// Transformer layers.
+    pub layers: usize,
+    /// Hidden size (the embedding dimension).
+    pub hidden: usize,
+    /// Attention heads (must divide `hidden`).
+    pub heads: usize,
+    /// Feed-forward size.
+    pub intermediate: usize,
+    /// Position embeddings.
+    pub max_position: usize,
+    /// `max_seq_length` in `sentence_bert_config.json`.
+    pub max_seq_length: usize,
+    /// `"mean"`, `"cls"` or `"max"`.
+    pub pooling: &'static str,
+    /// Whether `modules.json` lists a Normalize module.
+    pub normalize: bool,
+    /// Seed of the weights.
+    pub seed: u64,
+}
+
+impl Default for TinyModel {
+    fn default() -> Self {
+        TinyModel {
+            layers: 2,
+            hidden: 32,
+            heads: 4,
+            intermediate: 64,
+            max_position: 64,
+            max_seq_length: 24,
+            pooling: "mean",
+            normalize: true,
+            seed: 7,
+        }
+    }
+}
+
+/// Words of the tiny vocabulary (lower-case; letters and `##`-letters cover anything else Latin).
+const WORDS: &[&str] = &[
+    "the",
+    "a",
+    "cat",
+    "dog",
+    "sat",
+    "on",
+    "mat",
+    "weather",
+    "data",
+    "reader",
+    "parser",
+    "crash",
+    "grib",
+    "fell",
+    "over",
+    "why",
+    "did",
+    "note",
+    "about",
+    "memory",
+    "recall",
+    "rust",
+    "model",
+    "vector",
+    "search",
+    "is",
+    "it",
+    "and",
+    "of",
+    "to",
+    "in",
+    "we",
+    "you",
+    "i",
+    "ate",
+    "pizza",
+    "yesterday",
+    "today",
+    "run",
+    "##s",
+    "##ed",
+    "##ing",
+    "日",
+    "本",
+    "語",
+    "中",
+    "文",
+];
+
+/// The token list: specials, words, letters, `##`letters, digits, punctuation.
+fn vocab() -> Vec<String> {
+    let mut v: Vec<String> = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].map(String::from).to_vec();
+    v.extend(WORDS.iter().map(|w| (*w).to_owned()));
+    for c in 'a'..='z' {
+        v.push(c.to_string());
+        v.push(format!("##{c}"));
+    }
+    for c in '0'..='9' {
+        v.push(c.to_string());
+        v.push(format!("##{c}"));
+    }
+    v.extend(".,!?'\"-:;()".chars().map(|c| c.to_string()));
+    v
+}
+
+/// A `tokenizer.json` for a BERT WordPiece tokenizer over `vocab`.
+fn tokenizer_json(vocab: &[String]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> =
+        vocab.iter().enumerate().map(|(i, t)| (t.clone(), json!(i))).collect();
+    let special = |id: usize, s: &str| {
+        json!({"id": id, "special": true, "content": s, "single_word": false, "lstrip": false,
+               "rstrip": false, "normalized": false})
+    };
+    json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": [special(0, "[PAD]"), special(1, "[UNK]"), special(2, "[CLS]"), special(3, "[SEP]"),
+                         special(4, "[MASK]")],
+        "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true,
+                       "strip_accents": null, "lowercase": true},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "special_tokens": {
+                "[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
+                "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}
+            }
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": true},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": map}
+    })
+}
+
+/// Deterministic uniform(-scale, scale) numbers (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next_f32(&mut self, scale: f32) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
+    }
+
+    fn tensor(&mut self, shape: &[usize], scale: f32, offset: f32) -> Tensor {
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = (0..n).map(|_| offset + self.next_f32(scale)).collect();
+        Tensor::from_vec(data, shape, &Device::Cpu).expect("shape matches data")
+    }
+}
+
+impl TinyModel {
+    /// The vocabulary size of the generated tokenizer.
+    pub fn vocab_size() -> usize {
+        vocab().len()
+    }
+
+    /// Writes the model files into `dir` (created if needed).
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir.join("1_Pooling"))?;
+        let vocab = vocab();
+        let h = self.hidden;
+        let config = json!({
+            "architectures": ["BertModel"], "model_type": "bert", "hidden_act": "gelu",
+            "hidden_size": h, "num_hidden_layers": self.layers, "num_attention_heads": self.heads,
+            "intermediate_size": self.intermediate, "max_position_embeddings": self.max_position,
+            "type_vocab_size": 2, "vocab_size": vocab.len(), "layer_norm_eps": 1e-12,
+            "position_embedding_type": "absolute", "pad_token_id": 0
+        });
+        let mut modules = vec![
+            json!({"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}),
+            json!({"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}),
+        ];
+        if self.normalize {
+            modules.push(
+                json!({"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}),
+            );
+        }
+        let pooling = json!({
+            "word_embedding_dimension": h,
+            "pooling_mode_cls_token": self.pooling == "cls",
+            "pooling_mode_mean_tokens": self.pooling == "mean",
+            "pooling_mode_max_tokens": self.pooling == "max",
+            "pooling_mode_mean_sqrt_len_tokens": false
+        });
+        let write_json = |name: &str, v: &serde_json::Value| {
+            std::fs::write(dir.join(name), serde_json::to_vec_pretty(v).expect("json serialises"))
+        };
+        write_json("config.json", &config)?;
+        write_json("modules.json", &json!(modules))?;
+        write_json("1_Pooling/config.json", &pooling)?;
+        write_json(
+            "sentence_bert_config.json",
+            &json!({"max_seq_length": self.max_seq_length, "do_lower_case": false}),
+        )?;
+        write_json("tokenizer.json", &tokenizer_json(&vocab))?;
+
+        let mut rng = Rng(self.seed);
+        let mut t: HashMap<String, Tensor> = HashMap::new();
+        let (v, p, i) = (vocab.len(), self.max_position, self.intermediate);
+        t.insert("embeddings.word_embeddings.weight".into(), rng.tensor(&[v, h], 1.0, 0.0));
+        t.insert("embeddings.position_embeddings.weight".into(), rng.tensor(&[p, h], 0.3, 0.0));
+        t.insert("embeddings.token_type_embeddings.weight".into(), rng.tensor(&[2, h], 0.1, 0.0));
+        t.insert("embeddings.LayerNorm.weight".into(), rng.tensor(&[h], 0.1, 1.0));
+        t.insert("embeddings.LayerNorm.bias".into(), rng.tensor(&[h], 0.1, 0.0));
+        let ws = 1.0 / (h as f32).sqrt();
+        for l in 0..self.layers {
+            let pre = format!("encoder.layer.{l}");
+            let mut lin = |name: &str, inp: usize, out: usize| {
+                t.insert(format!("{pre}.{name}.weight"), rng.tensor(&[out, inp], ws * 1.7, 0.0));
+                t.insert(format!("{pre}.{name}.bias"), rng.tensor(&[out], 0.05, 0.0));
+            };
+            lin("attention.self.query", h, h);
+            lin("attention.self.key", h, h);
+            lin("attention.self.value", h, h);
+            lin("attention.output.dense", h, h);
+            lin("intermediate.dense", h, i);
+            lin("output.dense", i, h);
+            for norm in ["attention.output.LayerNorm", "output.LayerNorm"] {
+                t.insert(format!("{pre}.{norm}.weight"), rng.tensor(&[h], 0.1, 1.0));
+                t.insert(format!("{pre}.{norm}.bias"), rng.tensor(&[h], 0.1, 0.0));
+            }
+        }
+        candle_core::safetensors::save(&t, dir.join("model.safetensors")).map_err(std::io::Error::other)
+    }
+}
