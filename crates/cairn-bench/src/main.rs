@@ -78,6 +78,7 @@ enum Cmd {
         /// Scratch directory for the stores and indexes
         #[arg(long)]
         data: PathBuf,
+    },
     /// Local embedding throughput and single-query latency on a JSONL corpus (`text` per line).
     Embed {
         /// Model directory (e.g. `<data_dir>/models/all-minilm-l6-v2`)
