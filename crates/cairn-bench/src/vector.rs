@@ -171,7 +171,7 @@ const WORDS: &[&str] = &[
 ];
 
 fn synthetic_text(i: usize) -> String {
-    let mut rng = Rng((i as u64 + 1) * 0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng((i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     (0..24).map(|_| WORDS[(rng.next() % WORDS.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
 }
 
