@@ -118,7 +118,7 @@ fn item_for(i: usize) -> (Item, Chunk) {
         title: format!("Note {i}"),
         text: text.clone(),
         tags: vec![],
-        audience: if i % 3 == 0 { Audience::Private } else { Audience::Public },
+        audience: if i.is_multiple_of(3) { Audience::Private } else { Audience::Public },
         provenance: Provenance::External { source: "bench".into() },
         content_hash: cairn_core::content_hash(text.as_bytes()),
         created_at: i as i64 * 1000,

@@ -189,7 +189,8 @@ fn edit_config(dir: &Path, f: impl FnOnce(&mut serde_json::Value)) {
 
 #[test]
 fn config_that_does_not_match_the_weights_is_a_mismatch() {
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "hidden",
             Box::new(|v| v["hidden_size"] = 64.into()),

@@ -367,6 +367,10 @@ impl TopN {
     }
 }
 
+/// What the vector lane found (index addresses with their cosine similarity, best first) and the query
+/// vector.
+type VectorFound = (Vec<(DocAddress, f32)>, Vec<f32>);
+
 /// Everything fusion knows about one candidate.
 #[derive(Debug, Default, Clone)]
 struct Candidate {
@@ -686,7 +690,7 @@ impl Recaller {
         searcher: &Searcher,
         q: &RecallQuery,
         pool: usize,
-    ) -> std::result::Result<(Vec<(DocAddress, f32)>, Vec<f32>), String> {
+    ) -> std::result::Result<VectorFound, String> {
         let mut vecs = v.embedder.embed(&[q.text.as_str()], EmbedKind::Query).map_err(|e| e.to_string())?;
         let qv = vecs.pop().filter(|x| !x.is_empty()).ok_or("the embedder returned no vector")?;
         let index = v.index.read().map_err(|_| "the vector index is poisoned".to_owned())?;

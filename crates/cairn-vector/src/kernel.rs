@@ -78,7 +78,7 @@ mod tests {
             let b: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos()).collect();
             let naive: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
             assert!((dot(&a, &b) - naive).abs() < 1e-4, "n = {n}");
-            let qa: Vec<i8> = (0..n).map(|i| (i % 255) as i32 - 127).map(|x| x as i8).collect();
+            let qa: Vec<i8> = (0..n).map(|i| (i % 255) - 127).map(|x| x as i8).collect();
             let naive_i: i32 = qa.iter().zip(&qa).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
             assert_eq!(dot_i8(&qa, &qa), naive_i);
         }
