@@ -250,13 +250,13 @@ fn bench_size(n: usize, opts: &VectorBench) -> anyhow::Result<SizeReport> {
         &store,
         "bench-model",
         dim,
-        VectorSettings { ann_threshold: usize::MAX, ..Default::default() },
+        VectorSettings { ann_threshold: usize::MAX, quantize: true, ..Default::default() },
     )?;
     let exact_int8 = time_queries(&queries, |q| {
         std::hint::black_box(int8.search_exact(q, &all, k));
     });
     let exact_public_only = time_queries(&queries, |q| {
-        std::hint::black_box(int8.search_exact(q, &public, k));
+        std::hint::black_box(exact.search_exact(q, &public, k));
     });
     let exact_int8_recall10 =
         queries.iter().zip(&truth).map(|(q, t)| recall10(&int8.search_exact(q, &all, k), t)).sum::<f64>()

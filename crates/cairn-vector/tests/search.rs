@@ -111,7 +111,7 @@ proptest! {
                        scope in arb_scope(), k in 1usize..80, path in 0usize..3) {
         let settings = match path {
             0 => exact_settings(),
-            1 => VectorSettings { ann_threshold: usize::MAX, ..Default::default() },
+            1 => VectorSettings { quantize: true, ann_threshold: usize::MAX, ..Default::default() },
             _ => VectorSettings { ann_threshold: 1, hnsw_min_selectivity: 0.0, ..Default::default() },
         };
         let mut index = VectorIndex::new("m", 8, settings);
@@ -149,8 +149,11 @@ fn approximate_paths_keep_recall() {
     let data = clustered(4000, dim, 40, 42);
     let queries = clustered(40, dim, 40, 7);
     let mut exact = VectorIndex::new("m", dim, exact_settings());
-    let mut int8 =
-        VectorIndex::new("m", dim, VectorSettings { ann_threshold: usize::MAX, ..Default::default() });
+    let mut int8 = VectorIndex::new(
+        "m",
+        dim,
+        VectorSettings { quantize: true, ann_threshold: usize::MAX, ..Default::default() },
+    );
     let mut ann = VectorIndex::new("m", dim, VectorSettings { ann_threshold: 1000, ..Default::default() });
     for (i, v) in data.iter().enumerate() {
         let (id, item) = (format!("i{i}#0"), format!("i{i}"));
