@@ -49,6 +49,10 @@ pub struct EngineConfig {
     pub max_prompt_bytes: usize,
     /// Token budget of the generated bootstrap context file.
     pub bootstrap_budget: usize,
+    /// The vector lane (query embedder and chunk vectors), when a model is configured; `None`: lexical,
+    /// tag and recency lanes only. Turns captured by the daemon get vectors at the next harvest or
+    /// reindex.
+    pub vectors: Option<cairn_recall::VectorLane>,
 }
 
 impl EngineConfig {
@@ -65,6 +69,7 @@ impl EngineConfig {
             capture: CaptureOptions::default(),
             max_prompt_bytes: 64 * 1024,
             bootstrap_budget: 800,
+            vectors: None,
         }
     }
 
@@ -372,7 +377,9 @@ impl Engine {
             Ok(index) => {
                 let synced = sync_index(&writer, &index).map_err(|e| format!("index sync: {e}"));
                 let recaller = synced.and_then(|_| {
-                    Recaller::new(&index, cfg.recall.clone()).map(Arc::new).map_err(|e| e.to_string())
+                    Recaller::new(&index, cfg.recall.clone())
+                        .map(|r| Arc::new(r.with_vectors(cfg.vectors.clone())))
+                        .map_err(|e| e.to_string())
                 });
                 (Some(index), recaller)
             }
@@ -772,7 +779,10 @@ impl Engine {
         let mut slot = self.recaller.write().unwrap_or_else(|e| e.into_inner());
         match &*slot {
             Ok(r) => r.reload()?,
-            Err(_) => *slot = Ok(Arc::new(Recaller::new(index, self.cfg.recall.clone())?)),
+            Err(_) => {
+                let recaller = Recaller::new(index, self.cfg.recall.clone())?;
+                *slot = Ok(Arc::new(recaller.with_vectors(self.cfg.vectors.clone())))
+            }
         }
         Ok(report)
     }

@@ -201,3 +201,40 @@ fn without_a_model_recall_is_lexical() {
     assert_eq!(res.hits[0].item_id, "grib");
     assert!(res.hits.iter().all(|h| h.why.lanes.contains(&lane::LEXICAL.to_string())));
 }
+
+#[test]
+fn the_turn_pipeline_uses_the_vector_lane_when_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_embedder(dir.path());
+    {
+        let mut store = SqliteStore::open(&dir.path().join("cairn.sqlite")).unwrap();
+        put(&mut store, "grib", "GRIB parser", "the grib parser crash on a truncated file", Audience::Public);
+        put(&mut store, "cat", "Cat", "the cat sat on the mat", Audience::Public);
+        embed_pending(&mut store, &*e, 8, &NoProgress).unwrap();
+    }
+    let store = SqliteStore::open_read_only(&dir.path().join("cairn.sqlite")).unwrap();
+    let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
+    drop(store);
+    let turn = |vectors: Option<VectorLane>| {
+        let mut cfg = cairn_engine::EngineConfig::new(dir.path());
+        cfg.vectors = vectors;
+        let engine = cairn_engine::Engine::open(cfg).unwrap();
+        let req = cairn_engine::TurnRequest {
+            session_key: "agent:main:main".into(),
+            prompt: "why did the grib parser crash?".into(),
+            turn_id: None,
+            budget: None,
+            project: None,
+            now_ms: Some(0),
+        };
+        engine.turn(&req)
+    };
+    let before = e.texts.load(Ordering::SeqCst);
+    let with = turn(Some(VectorLane { embedder: e.clone(), index: vectors }));
+    assert_eq!(e.texts.load(Ordering::SeqCst), before + 1, "the turn embeds its prompt once");
+    let v = with.trace.lanes.iter().find(|l| l.name == lane::VECTOR).expect("a vector lane report");
+    assert_eq!(v.status, LaneStatus::Ok);
+    assert!(with.prepend_context.contains("GRIB parser"));
+    let without = turn(None);
+    assert!(without.trace.lanes.iter().all(|l| l.name != lane::VECTOR || l.status != LaneStatus::Ok));
+}

@@ -51,6 +51,7 @@ pub(crate) fn engine_config(settings: &Settings) -> EngineConfig {
     cfg.options.encoding = c.encoding;
     cfg.capture = settings.capture.clone();
     cfg.max_prompt_bytes = settings.serve.max_prompt_bytes;
+    cfg.vectors = super::context::vector_lane(settings);
     cfg
 }
 
