@@ -18,6 +18,14 @@ pub struct GraphTrace {
     /// Nodes reached but not expanded further (hubs: big tags, projects).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hubs: Vec<String>,
+    /// Reached items after the lane's cap was full: counted, not listed (a busy neighbourhood can
+    /// reach thousands; listing them would make every receipt that long).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub over_cap: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One node proposed by the graph lane.
@@ -32,7 +40,7 @@ pub struct GraphCandidate {
     pub depth: u32,
     /// Propagated score.
     pub score: f32,
-    /// `included`, `excluded:<reason>` (assembler's reason), `already_recalled`, `over_cap`, `missing`.
+    /// `included`, `excluded:<reason>` (assembler's reason), `already_recalled`, `missing`.
     pub decision: String,
     /// The path from the seed.
     pub path: Vec<GraphStep>,

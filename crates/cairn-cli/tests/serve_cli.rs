@@ -131,9 +131,14 @@ struct Served {
 }
 
 fn serve(dir: &Path) -> Served {
+    serve_with(dir, &[])
+}
+
+fn serve_with(dir: &Path, env: &[(&str, &Path)]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
         .current_dir(dir)
         .env_remove("CAIRN_CONFIG")
+        .envs(env.iter().copied())
         .arg("--data-dir")
         .arg(dir.join("data"))
         .arg("--route-config")
@@ -204,5 +209,53 @@ async fn sigterm_drains_captures_and_state_survives_restart() {
         .unwrap();
     assert_eq!(r["intent"]["sticky"], true, "{r}");
     assert_eq!(r["trace"]["turn"], 2);
+    sigterm(d);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_daemon_with_a_model_embeds_captured_turns_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model");
+    cairn_embed::testing::TinyModel::default().write(&model).unwrap();
+    // No store yet: the daemon creates it and still starts the vector lane.
+    let derive = dir.path().join("cairn.toml");
+    std::fs::write(&derive, "[serve]\nderive_ms = 100\n").unwrap();
+    let d = serve_with(dir.path(), &[("CAIRN_EMBED__MODEL", &model), ("CAIRN_CONFIG", &derive)]);
+    let client = reqwest::Client::new();
+    let vector_lane = |r: &Value| {
+        r["trace"]["lanes"].as_array().unwrap().iter().find(|l| l["name"] == "vector").cloned().unwrap()
+    };
+    let turn = || async {
+        client
+            .post(format!("{}/v1/turn", d.url))
+            .json(&json!({"session_key": "agent:main:main", "prompt": "what did the kestrel report say"}))
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()
+    };
+    let r = turn().await;
+    assert_eq!(vector_lane(&r)["status"], "ok", "{r}");
+    assert_eq!(vector_lane(&r)["candidates"], 0, "{r}");
+    let r = client
+        .post(format!("{}/v1/capture", d.url))
+        .json(&json!({"session_key": "agent:main:main", "turn_id": "t1",
+            "user": "the kestrel report says the ingest queue stalled", "assistant": "noted"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    let mut found = Value::Null;
+    for _ in 0..100 {
+        let r = turn().await;
+        if vector_lane(&r)["candidates"].as_u64().unwrap_or(0) >= 1 {
+            found = r;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(!found.is_null(), "the captured turn never reached the vector lane");
     sigterm(d);
 }

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use cairn_assemble::{Assembly, GraphCandidate, GraphStep, GraphTrace};
+use cairn_assemble::{AssembleRequest, Assembly, GraphCandidate, GraphStep, GraphTrace};
 use cairn_core::{Chunk, Hit, LaneReport, LaneStatus, Scope, Why};
 use cairn_graph::{ExpandOptions, Graph, IndexPack, Seed};
 use cairn_recall::{RecallQuery, Recaller};
@@ -68,7 +68,16 @@ pub fn graph_context(
     lane: Option<GraphLane<'_>>,
     req: &ContextRequest,
 ) -> Assembly {
-    let mut areq = recall_request(recaller, req);
+    graph_assemble(recall_request(recaller, req), lane, req)
+}
+
+/// The graph lane over what recall gave (`areq`), then assembly: the second half of
+/// [`graph_context`], shared with the turn pipeline. `lane: None` assembles `areq` as it is.
+pub(crate) fn graph_assemble(
+    mut areq: AssembleRequest,
+    lane: Option<GraphLane<'_>>,
+    req: &ContextRequest,
+) -> Assembly {
     let Some(lane) = lane else {
         return assemble_cached(&areq);
     };
@@ -163,11 +172,17 @@ fn expand_hits(
         cross_project: opts.expand.allow_cross_project,
         candidates: Vec::new(),
         hubs: exp.hubs.iter().map(|&i| graph.node(i).id.clone()).collect(),
+        over_cap: 0,
     };
     let mut hits = Vec::new();
     for r in &exp.reached {
         let n = graph.node(r.node);
         let Some(item_id) = &n.item_id else { continue };
+        let recalled_already = recalled.contains(item_id.as_str());
+        if hits.len() >= opts.max_added && !recalled_already {
+            trace.over_cap += 1;
+            continue;
+        }
         let path = graph
             .path_steps(r)
             .into_iter()
@@ -188,10 +203,8 @@ fn expand_hits(
             decision: String::new(),
             path,
         };
-        if recalled.contains(item_id.as_str()) {
+        if recalled_already {
             cand.decision = "already_recalled".into();
-        } else if hits.len() >= opts.max_added {
-            cand.decision = "over_cap".into();
         } else {
             match store.get_item(item_id)? {
                 Some(item) if req.scope.allows(item.audience) => {

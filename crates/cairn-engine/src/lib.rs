@@ -54,8 +54,9 @@ mod turn;
 pub use lane::Lane;
 pub use session::{SessionEntry, SessionStates};
 pub use turn::{
-    BootstrapFile, BootstrapResult, CONTEXT_FILE, Engine, EngineConfig, EngineError, IngestNote, IntentView,
-    RouteTrace, SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note, now_ms,
+    BootstrapFile, BootstrapResult, CONTEXT_FILE, DerivedReport, Engine, EngineConfig, EngineError,
+    IngestNote, IntentView, RouteTrace, SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace,
+    fallback_note, now_ms,
 };
 
 /// Result with the engine's [`Error`].

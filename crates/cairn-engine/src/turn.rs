@@ -8,11 +8,13 @@
 //! always gets an answer.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
 use cairn_assemble::{AssembleOptions, Assembly, Receipt};
 use cairn_core::{Audience, Hit, ItemKind, LaneReport, LaneStatus, Millis, Provenance, Scope, content_hash};
+use cairn_graph::Graph;
 use cairn_ingest::{CaptureOptions, CaptureOutcome};
 use cairn_recall::{RecallIndex, RecallSettings, Recaller};
 use cairn_route::{
@@ -22,9 +24,13 @@ use cairn_store::{QueueCounts, SqliteStore, Store, StoreStatus, Write};
 use cairn_tokens::Tokenizer;
 use serde::{Deserialize, Serialize};
 
+use crate::graph::{GraphLane, GraphLaneOptions, graph_assemble};
 use crate::lane::Lane;
 use crate::session::{OneSession, SessionEntry, SessionStates};
-use crate::{ContextRequest, Error, Recalled, Result, SyncReport, assemble_for, recall_for, sync_index};
+use crate::{
+    ContextRequest, Error, Recalled, Result, SyncReport, assemble_for, assemble_request, recall_for,
+    sync_index,
+};
 
 /// Everything an [`Engine`] needs, resolved by the caller (library crates read no files or env).
 #[derive(Debug, Clone)]
@@ -53,6 +59,10 @@ pub struct EngineConfig {
     /// tag and recency lanes only. Turns captured by the daemon get vectors at the next harvest or
     /// reindex.
     pub vectors: Option<cairn_recall::VectorLane>,
+    /// The graph lane of turns and context requests: the recalled items' link neighbourhood is
+    /// offered to the assembler. `None`: off. The graph is loaded at open and refreshed by
+    /// [`Engine::refresh_derived`] when the store changed.
+    pub graph: Option<GraphLaneOptions>,
 }
 
 impl EngineConfig {
@@ -70,6 +80,7 @@ impl EngineConfig {
             max_prompt_bytes: 64 * 1024,
             bootstrap_budget: 800,
             vectors: None,
+            graph: None,
         }
     }
 
@@ -315,6 +326,28 @@ pub struct Engine {
     sessions: SessionStates,
     lanes: Vec<Arc<dyn Lane>>,
     tokenizer: Tokenizer,
+    /// The loaded graph (or why it could not be loaded); `None` when the graph lane is off.
+    graph: RwLock<Option<std::result::Result<Arc<Graph>, String>>>,
+    /// Read connections the graph lane reads reached items with (turns never queue on one).
+    readers: Vec<Mutex<SqliteStore>>,
+    /// Embeds captured turns and refreshes the graph (its own connection: never blocks captures).
+    deriver: Mutex<SqliteStore>,
+    /// The store sequence [`Engine::refresh_derived`] last caught up with.
+    derived_seq: AtomicU64,
+}
+
+/// What [`Engine::refresh_derived`] did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DerivedReport {
+    /// Whether the store had changed since the last refresh (nothing is done otherwise).
+    pub changed: bool,
+    /// Chunks embedded (captured turns, ingested notes).
+    pub embedded: usize,
+    /// Whether the graph was synced and reloaded.
+    pub graph_reloaded: bool,
+    /// What failed (the previous vectors and graph stay in use).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -356,7 +389,7 @@ impl Engine {
     /// engine serving fallback notes or memory without packs, with the reason in [`Engine::problems`].
     pub fn open(cfg: EngineConfig) -> Result<Engine> {
         let store_path = cfg.store_path();
-        let writer = SqliteStore::open(&store_path)?;
+        let mut writer = SqliteStore::open(&store_path)?;
         writer.set_durable(true)?;
         let side = SqliteStore::open(&store_path)?;
         side.set_durable(true)?;
@@ -385,7 +418,26 @@ impl Engine {
             }
             Err(e) => (None, Err(e)),
         };
+        let (graph, readers) = match cfg.graph {
+            Some(_) => {
+                let graph =
+                    crate::graph::open_graph(&mut writer).map(Arc::new).map_err(|e| format!("graph: {e}"));
+                let n = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 16);
+                let readers = (0..n)
+                    .map(|_| SqliteStore::open(&store_path).map(Mutex::new))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                (Some(graph), readers)
+            }
+            None => (None, Vec::new()),
+        };
+        let deriver = SqliteStore::open(&store_path)?;
+        // Zero: the first refresh checks for work a previous run left (captures not yet embedded).
+        let derived_seq = AtomicU64::new(0);
         Ok(Engine {
+            graph: RwLock::new(graph),
+            readers,
+            deriver: Mutex::new(deriver),
+            derived_seq,
             tokenizer: Tokenizer::new(cfg.options.encoding),
             cfg,
             index,
@@ -418,6 +470,9 @@ impl Engine {
             out.push(format!("recall unavailable: {e}"));
         }
         out.extend(self.route_error.clone());
+        if let Some(Err(e)) = &*self.graph.read().unwrap_or_else(|e| e.into_inner()) {
+            out.push(format!("graph lane unavailable: {e}"));
+        }
         out
     }
 
@@ -431,6 +486,12 @@ impl Engine {
                     out.push(name.to_owned());
                 }
             }
+        }
+        if self.cfg.vectors.is_some() {
+            out.push("vector".to_owned());
+        }
+        if self.cfg.graph.is_some() {
+            out.push("graph".to_owned());
         }
         out.extend(self.lanes.iter().map(|l| l.name().to_owned()));
         out
@@ -495,6 +556,99 @@ impl Engine {
         }
         recalled.hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
         recalled
+    }
+
+    /// Assembly of what recall gave, through the graph lane when it is on (fail-open: a graph that
+    /// could not be loaded marks the lane failed and the block is the one without it).
+    fn assemble(&self, req: &ContextRequest, recalled: Recalled) -> Assembly {
+        let Some(options) = &self.cfg.graph else {
+            return assemble_for(req, recalled);
+        };
+        let areq = assemble_request(req, recalled);
+        let graph = self.graph.read().unwrap_or_else(|e| e.into_inner()).clone();
+        match graph {
+            Some(Ok(graph)) => {
+                let reader = self.reader();
+                let lane = GraphLane { graph: Ok((&*graph, &*reader as &dyn Store)), options };
+                graph_assemble(areq, Some(lane), req)
+            }
+            Some(Err(e)) => graph_assemble(areq, Some(GraphLane { graph: Err(&e), options }), req),
+            None => graph_assemble(areq, None, req),
+        }
+    }
+
+    /// A free read connection (or the calling thread's share of the pool when all are busy).
+    fn reader(&self) -> std::sync::MutexGuard<'_, SqliteStore> {
+        for r in &self.readers {
+            if let Ok(g) = r.try_lock() {
+                return g;
+            }
+        }
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        std::thread::current().id().hash(&mut h);
+        lock(&self.readers[h.finish() as usize % self.readers.len()])
+    }
+
+    /// Catches the derived parts up with the store after captures and ingests: embeds chunks that
+    /// lack a vector (when a model is configured) into the live vector index, and syncs and reloads
+    /// the graph (when the graph lane is on). Cheap when nothing changed. Failures leave the previous
+    /// vectors and graph in use and are reported; the next call retries.
+    pub fn refresh_derived(&self) -> DerivedReport {
+        let mut report = DerivedReport::default();
+        let mut store = lock(&self.deriver);
+        let seq = match store.last_seq() {
+            Ok(s) => s,
+            Err(e) => {
+                report.errors.push(format!("store: {e}"));
+                return report;
+            }
+        };
+        if seq == self.derived_seq.load(Ordering::Acquire) {
+            return report;
+        }
+        report.changed = true;
+        let mut ok = true;
+        if let Some(lane) = &self.cfg.vectors {
+            match crate::embed_pending(&mut *store, &*lane.embedder, 32, &crate::NoProgress) {
+                Ok(r) => {
+                    report.embedded = r.embedded;
+                    if let Some(e) = r.error {
+                        report.errors.push(format!("embedding: {e}"));
+                        ok = false;
+                    }
+                }
+                Err(e) => {
+                    report.errors.push(format!("embedding: {e}"));
+                    ok = false;
+                }
+            }
+            if let Err(e) = crate::sync_vectors(&*store, &lane.index) {
+                report.errors.push(format!("vector index: {e}"));
+                ok = false;
+            }
+        }
+        if self.cfg.graph.is_some() {
+            let stale = cairn_graph::graph_is_stale(&store).unwrap_or(true);
+            let failed = matches!(&*self.graph.read().unwrap_or_else(|e| e.into_inner()), Some(Err(_)));
+            if stale || failed {
+                match crate::graph::open_graph(&mut store) {
+                    Ok(g) => {
+                        *self.graph.write().unwrap_or_else(|e| e.into_inner()) = Some(Ok(Arc::new(g)));
+                        report.graph_reloaded = true;
+                    }
+                    Err(e) => {
+                        // Keep serving the last good graph; report the failure.
+                        report.errors.push(format!("graph: {e}"));
+                        ok = false;
+                    }
+                }
+            }
+        }
+        if ok {
+            self.derived_seq.store(seq, Ordering::Release);
+        }
+        report
     }
 
     /// Entity summaries of the best hits, for the router's entity boosts.
@@ -586,7 +740,10 @@ impl Engine {
         } else if room > 0 {
             let mut mreq = creq;
             mreq.budget = room;
-            let assembly: Assembly = assemble_for(&mreq, recalled);
+            let assembly: Assembly = self.assemble(&mreq, recalled);
+            if let Some(g) = assembly.receipt.lanes.iter().find(|l| l.name == "graph") {
+                trace.lanes.push(g.clone());
+            }
             memory = assembly.block;
             trace.receipt = Some(assembly.receipt);
         }
@@ -688,7 +845,7 @@ impl Engine {
             now,
         );
         let recalled = self.recall(&req);
-        assemble_for(&req, recalled)
+        self.assemble(&req, recalled)
     }
 
     /// Context with explicit assembly options (format).
@@ -702,7 +859,7 @@ impl Engine {
         let mut req = self.context_request(cut(query, self.cfg.max_prompt_bytes), scope, budget, now_ms());
         req.options = options;
         let recalled = self.recall(&req);
-        assemble_for(&req, recalled)
+        self.assemble(&req, recalled)
     }
 
     /// Ranked hits for a query in `scope`.

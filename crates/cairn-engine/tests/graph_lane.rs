@@ -184,3 +184,119 @@ fn an_unreadable_reached_item_fails_open_too() {
     assert_eq!(out.block, baseline.block);
     assert_eq!(out.receipt.failed_lanes, vec!["graph".to_owned()]);
 }
+
+fn turn_engine(f: &Fixture, graph: Option<GraphLaneOptions>) -> cairn_engine::Engine {
+    let mut cfg = cairn_engine::EngineConfig::new(f.store_path.parent().unwrap());
+    cfg.graph = graph;
+    cfg.recent = Some(0);
+    cairn_engine::Engine::open(cfg).unwrap()
+}
+
+fn turn_req(prompt: &str) -> cairn_engine::TurnRequest {
+    cairn_engine::TurnRequest {
+        session_key: "agent:main:main".into(),
+        prompt: prompt.into(),
+        turn_id: None,
+        budget: Some(1200),
+        project: Some("alpha".into()),
+        now_ms: Some(1_800_000_000_000),
+    }
+}
+
+#[test]
+fn the_turn_pipeline_expands_the_graph_and_traces_it() {
+    let f = fixture();
+    let prompt = "what happened in the kestrel outage";
+    let plain = turn_engine(&f, None).turn(&turn_req(prompt));
+    assert!(!plain.prepend_context.contains("prefetch window"), "{}", plain.prepend_context);
+    assert!(plain.trace.lanes.iter().all(|l| l.name != "graph"));
+
+    let engine = turn_engine(&f, Some(GraphLaneOptions::default()));
+    assert!(engine.lanes().contains(&"graph".to_owned()));
+    let with = engine.turn(&turn_req(prompt));
+    assert!(with.prepend_context.contains("prefetch window"), "{}", with.prepend_context);
+    assert!(with.tokens <= 1200);
+    let lane = with.trace.lanes.iter().find(|l| l.name == "graph").expect("graph lane in the trace");
+    assert_eq!(lane.status, cairn_core::LaneStatus::Ok);
+    let receipt = with.trace.receipt.as_ref().unwrap();
+    let c = receipt
+        .graph
+        .as_ref()
+        .expect("graph decisions in the receipt")
+        .candidates
+        .iter()
+        .find(|c| c.node == "item:memory-file:memory/alpha/followup.md")
+        .expect("the linked note is a candidate");
+    assert_eq!(c.decision, "included");
+    assert_eq!(c.path[0].kind, "links_to");
+}
+
+#[test]
+fn the_turn_graph_fails_open_and_recovers_after_a_refresh() {
+    let f = fixture();
+    let prompt = "what happened in the kestrel outage";
+    let plain = turn_engine(&f, None).turn(&turn_req(prompt));
+    {
+        let mut store = SqliteStore::open(&f.store_path).unwrap();
+        open_graph(&mut store).unwrap();
+    }
+    corrupt(&f.store_path, "UPDATE graph_edges SET provenance = '{broken' WHERE kind = 'links_to'");
+    let engine = turn_engine(&f, Some(GraphLaneOptions::default()));
+    assert!(engine.problems().iter().any(|p| p.contains("graph")), "{:?}", engine.problems());
+    let out = engine.turn(&turn_req(prompt));
+    assert_eq!(out.prepend_context, plain.prepend_context, "the block is the one without the lane");
+    assert!(!out.fallback);
+    let receipt = out.trace.receipt.as_ref().unwrap();
+    assert_eq!(receipt.failed_lanes, vec!["graph".to_owned()]);
+
+    // The damaged rows are rewritten by a rebuild; the next refresh loads the graph again.
+    {
+        let mut store = SqliteStore::open(&f.store_path).unwrap();
+        cairn_graph::rebuild_graph(&mut store).unwrap();
+    }
+    let report = engine.refresh_derived();
+    assert!(report.graph_reloaded && report.errors.is_empty(), "{report:?}");
+    assert!(engine.problems().is_empty(), "{:?}", engine.problems());
+    let healed = engine.turn(&turn_req(prompt));
+    assert!(healed.prepend_context.contains("prefetch window"), "{}", healed.prepend_context);
+}
+
+#[test]
+fn a_captured_turn_joins_the_graph_at_the_next_refresh() {
+    let f = fixture();
+    let engine = turn_engine(&f, Some(GraphLaneOptions::default()));
+    assert!(!engine.refresh_derived().graph_reloaded, "the graph loaded at open is current");
+    let turn = cairn_ingest::TurnInput {
+        session_key: "agent:main:main".into(),
+        turn_id: Some("t1".into()),
+        user: Some("any news on the kestrel outage?".into()),
+        assistant: Some("the follow-up note has the fix".into()),
+        project: Some("alpha".into()),
+        ..Default::default()
+    };
+    let (outcomes, sync) = engine.capture_batch(&[turn]);
+    sync.unwrap();
+    assert!(matches!(outcomes[0], Ok(cairn_ingest::CaptureOutcome::Stored { .. })), "{outcomes:?}");
+    let report = engine.refresh_derived();
+    assert!(report.changed && report.graph_reloaded, "{report:?}");
+    let mut store = SqliteStore::open(&f.store_path).unwrap();
+    let graph = open_graph(&mut store).unwrap();
+    assert!(graph.nodes().iter().any(|n| n.kind == "turn"), "the captured turn is a graph node");
+}
+
+#[test]
+fn items_reached_past_the_cap_are_counted_not_listed() {
+    let f = fixture();
+    let r = req("what happened in the kestrel outage", Scope::owner(Some("alpha".into())));
+    let full = run(&f, &r, &GraphLaneOptions::default());
+    let listed = full.receipt.graph.as_ref().unwrap();
+    let offered = listed.candidates.iter().filter(|c| !c.chunk_id.is_empty()).count();
+    assert!(offered >= 1 && listed.over_cap == 0, "{listed:?}");
+
+    let capped = run(&f, &r, &GraphLaneOptions { max_added: 0, ..GraphLaneOptions::default() });
+    let trace = capped.receipt.graph.as_ref().unwrap();
+    assert!(trace.candidates.iter().all(|c| c.decision == "already_recalled"), "{trace:?}");
+    assert_eq!(trace.over_cap, offered, "every item the full run offered is counted");
+    assert!(!capped.block.contains("prefetch window"));
+    assert!(capped.to_json().contains("\"over_cap\""));
+}

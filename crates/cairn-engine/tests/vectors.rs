@@ -238,3 +238,44 @@ fn the_turn_pipeline_uses_the_vector_lane_when_configured() {
     let without = turn(None);
     assert!(without.trace.lanes.iter().all(|l| l.name != lane::VECTOR || l.status != LaneStatus::Ok));
 }
+
+#[test]
+fn captured_turns_get_vectors_at_the_next_refresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_embedder(dir.path());
+    {
+        let mut store = SqliteStore::open(&dir.path().join("cairn.sqlite")).unwrap();
+        put(&mut store, "cat", "Cat", "the cat sat on the mat", Audience::Public);
+        embed_pending(&mut store, &*e, 8, &NoProgress).unwrap();
+    }
+    let store = SqliteStore::open_read_only(&dir.path().join("cairn.sqlite")).unwrap();
+    let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
+    drop(store);
+    let mut cfg = cairn_engine::EngineConfig::new(dir.path());
+    cfg.vectors = Some(VectorLane { embedder: e.clone(), index: vectors.clone() });
+    let engine = cairn_engine::Engine::open(cfg).unwrap();
+    // The first refresh after open checks for work left behind, finds none.
+    let first = engine.refresh_derived();
+    assert_eq!(first.embedded, 0, "{first:?}");
+    assert_eq!(vectors.read().unwrap().len(), 1);
+
+    let turn = cairn_ingest::TurnInput {
+        session_key: "agent:main:main".into(),
+        turn_id: Some("t1".into()),
+        user: Some("the weather reader fell over on a truncated grib file".into()),
+        assistant: Some("the grib parser now checks the length first".into()),
+        ..Default::default()
+    };
+    let (outcomes, sync) = engine.capture_batch(&[turn]);
+    sync.unwrap();
+    assert!(matches!(outcomes[0], Ok(cairn_ingest::CaptureOutcome::Stored { .. })), "{outcomes:?}");
+    assert_eq!(vectors.read().unwrap().len(), 1, "capturing does not embed on the request path");
+
+    let report = engine.refresh_derived();
+    assert!(report.changed && report.errors.is_empty(), "{report:?}");
+    assert!(report.embedded >= 1, "{report:?}");
+    assert!(vectors.read().unwrap().len() >= 2, "the live vector index holds the captured turn");
+    // Nothing changed since: the next refresh does nothing.
+    let again = engine.refresh_derived();
+    assert!(!again.changed && again.embedded == 0, "{again:?}");
+}

@@ -109,7 +109,8 @@ impl Graph {
                         continue;
                     }
                     if e.cross_project
-                        && !(opts.allow_cross_project && opts.cross_project_edge_types.contains(&e.kind))
+                        && !(opts.allow_cross_project
+                            && opts.cross_project_edge_types.iter().any(|t| **t == *e.kind))
                     {
                         continue;
                     }

@@ -95,10 +95,10 @@ impl Graph {
             .map(|e| ExportEdge {
                 src: self.node(e.src).id.clone(),
                 dst: self.node(e.dst).id.clone(),
-                kind: e.kind.clone(),
+                kind: e.kind.to_string(),
                 weight: e.weight,
-                reason: e.reason.clone(),
-                provenance: e.provenance.clone(),
+                reason: e.reason.to_string(),
+                provenance: (*e.provenance).clone(),
                 cross_project: e.cross_project,
             })
             .collect();

@@ -1,6 +1,7 @@
 //! The in-memory graph: nodes, resolved edges and a CSR adjacency (both directions) for fast expansion.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use cairn_core::{Audience, Provenance};
 use cairn_store::{GraphEdgeRow, GraphNodeRow, SqliteStore};
@@ -47,14 +48,14 @@ pub struct Edge {
     pub src: u32,
     /// Destination node index.
     pub dst: u32,
-    /// Edge type.
-    pub kind: String,
+    /// Edge type (shared between edges of a type).
+    pub kind: Arc<str>,
     /// Weight in (0, 1].
     pub weight: f32,
     /// Why it exists.
-    pub reason: String,
+    pub reason: Arc<str>,
     /// Where it was read.
-    pub provenance: Provenance,
+    pub provenance: Arc<Provenance>,
     /// Audience of its source.
     pub audience: Audience,
     /// Whether its ends are in different projects.
@@ -98,140 +99,50 @@ fn normalize(path: &str) -> String {
 }
 
 impl Graph {
-    /// Load the graph from the store's graph tables.
+    /// Load the graph from the store's graph tables, streaming the rows: JSON columns are parsed only
+    /// for the node rows kept and once per distinct edge provenance, and edge types, reasons and
+    /// provenances are shared between edges.
     ///
     /// Fails on a damaged row (a bad audience, provenance or weight): callers treat that as a failed
     /// graph lane.
     pub fn load(store: &SqliteStore) -> Result<Graph> {
-        let nodes = store.graph_nodes()?;
-        let edges = store.graph_edges()?;
-        Ok(Graph::from_rows(
-            nodes.into_iter().map(|(_, n)| n).collect(),
-            edges.into_iter().map(|(_, e)| e).collect(),
-        ))
+        let mut b = Builder::default();
+        store.for_each_graph_node(&mut |r| b.node(r.id, r.audience, r.item_id.is_some(), || r.parse()))?;
+        b.index_refs();
+        let mut bad: Option<cairn_store::Error> = None;
+        store.for_each_graph_edge(&mut |e| {
+            let prov = b.provs.intern_json(e.provenance).map_err(|err| cairn_store::Error::Corrupt {
+                id: format!("graph_edges:{}->{}", e.src, e.dst),
+                reason: format!("provenance: {err}"),
+            });
+            match prov {
+                Ok(prov) => b.edge(e.owner, e.src, e.dst, e.kind, e.weight, e.reason, prov, e.audience),
+                Err(err) => {
+                    bad.get_or_insert(err);
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(e) = bad {
+            return Err(e.into());
+        }
+        Ok(b.finish())
     }
 
     /// Build a graph from rows (duplicates merged: a node is public when any of its rows is).
     pub fn from_rows(node_rows: Vec<GraphNodeRow>, edge_rows: Vec<GraphEdgeRow>) -> Graph {
-        let mut merged: BTreeMap<String, Node> = BTreeMap::new();
+        let mut b = Builder::default();
+        // Rows merge in the order given (the store streams them by owner, then id).
         for n in node_rows {
-            match merged.get_mut(&n.id) {
-                Some(m) => {
-                    if n.audience == Audience::Public {
-                        m.audience = Audience::Public;
-                    }
-                    // An item's own row wins over rows naming it as an entity.
-                    if m.item_id.is_none() && n.item_id.is_some() {
-                        let audience = m.audience.min(n.audience);
-                        *m = to_node(n);
-                        m.audience = audience;
-                    }
-                }
-                None => {
-                    merged.insert(n.id.clone(), to_node(n));
-                }
-            }
+            let (audience, is_item, id) = (n.audience, n.item_id.is_some(), n.id.clone());
+            b.node(&id, audience, is_item, move || Ok(n)).expect("rows given are parsed already");
         }
-        // Resolution tables for `ref:` targets: item paths, and slugs of titles and file stems.
-        let mut by_path: BTreeMap<String, String> = BTreeMap::new();
-        let mut by_key: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-        for n in merged.values().filter(|n| n.is_item()) {
-            if let Provenance::File { path, .. } = &n.provenance {
-                by_path.insert(path.clone(), n.id.clone());
-                by_key.entry(ref_key(path)).or_default().push((n.project.clone(), n.id.clone()));
-            }
-            by_key.entry(ref_key(&n.title)).or_default().push((n.project.clone(), n.id.clone()));
-        }
-        for v in by_key.values_mut() {
-            v.sort();
-            v.dedup();
-        }
-        let mut resolved: Vec<(String, String, GraphEdgeRow)> = Vec::with_capacity(edge_rows.len());
-        let mut extra: BTreeMap<String, Node> = BTreeMap::new();
+        b.index_refs();
         for e in edge_rows {
-            let Some(src) = merged.get(&e.src) else { continue };
-            let dst = if let Some(target) = e.dst.strip_prefix(REF_PREFIX) {
-                let src_path = match &src.provenance {
-                    Provenance::File { path, .. } => path.as_str(),
-                    _ => "",
-                };
-                let looks_like_path = target.contains('/') || target.ends_with(".md");
-                let by_file = looks_like_path
-                    .then(|| {
-                        let rel = if target.starts_with('/') {
-                            normalize(target)
-                        } else {
-                            normalize(&format!("{}/{target}", parent_dir(src_path)))
-                        };
-                        by_path.get(&rel).or_else(|| by_path.get(&normalize(target))).cloned()
-                    })
-                    .flatten();
-                let by_name = || {
-                    let cands = by_key.get(&ref_key(target))?;
-                    cands.iter().find(|(p, _)| *p == src.project).or(cands.first()).map(|(_, id)| id.clone())
-                };
-                match by_file.or_else(by_name) {
-                    Some(id) => id,
-                    None => {
-                        let id = format!("{}:{}/{}", node::LINKED_FILE, src.project, slug(target));
-                        let n = extra.entry(id.clone()).or_insert_with(|| Node {
-                            id: id.clone(),
-                            kind: node::LINKED_FILE.into(),
-                            title: target.to_owned(),
-                            project: src.project.clone(),
-                            audience: e.audience,
-                            item_id: None,
-                            l0: String::new(),
-                            provenance: e.provenance.clone(),
-                            tags: vec![],
-                        });
-                        if e.audience == Audience::Public {
-                            n.audience = Audience::Public;
-                        }
-                        id
-                    }
-                }
-            } else if merged.contains_key(&e.dst) {
-                e.dst.clone()
-            } else {
-                continue; // a stale target (its item is gone): dropped until the next sync rewrites it
-            };
-            if dst == e.src {
-                continue;
-            }
-            resolved.push((e.src.clone(), dst, e));
+            let prov = b.provs.intern(&e.provenance);
+            b.edge("", &e.src, &e.dst, &e.kind, e.weight, &e.reason, prov, e.audience);
         }
-        for (id, n) in extra {
-            merged.entry(id).or_insert(n);
-        }
-        let nodes: Vec<Node> = merged.into_values().collect();
-        let index: HashMap<String, u32> =
-            nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i as u32)).collect();
-        let prov_key = |p: &Provenance| serde_json::to_string(p).unwrap_or_default();
-        resolved
-            .sort_by_cached_key(|(s, d, e)| (s.clone(), d.clone(), e.kind.clone(), prov_key(&e.provenance)));
-        resolved.dedup_by(|a, b| {
-            a.0 == b.0 && a.1 == b.1 && a.2.kind == b.2.kind && a.2.provenance == b.2.provenance
-        });
-        let edges: Vec<Edge> = resolved
-            .into_iter()
-            .map(|(s, d, e)| {
-                let (src, dst) = (index[&s], index[&d]);
-                Edge {
-                    src,
-                    dst,
-                    cross_project: nodes[src as usize].project != nodes[dst as usize].project,
-                    kind: e.kind,
-                    weight: e.weight,
-                    reason: e.reason,
-                    provenance: e.provenance,
-                    audience: e.audience,
-                }
-            })
-            .collect();
-        let mut g = Graph { nodes, edges, index, offsets: vec![], adj: vec![] };
-        g.build_csr();
-        g
+        b.finish()
     }
 
     fn build_csr(&mut self) {
@@ -303,5 +214,289 @@ fn to_node(n: GraphNodeRow) -> Node {
         l0: n.l0,
         provenance: n.provenance,
         tags: n.tags,
+    }
+}
+
+/// Interned strings: each distinct value stored once and shared.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Arc<str>, u32>,
+    values: Vec<Arc<str>>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let v: Arc<str> = Arc::from(s);
+        let i = self.values.len() as u32;
+        self.values.push(v.clone());
+        self.ids.insert(v, i);
+        i
+    }
+}
+
+/// Provenances interned by their JSON text: parsed once per distinct value.
+#[derive(Default)]
+struct Provenances {
+    text: Interner,
+    parsed: Vec<Arc<Provenance>>,
+}
+
+impl Provenances {
+    fn intern_json(&mut self, json: &str) -> std::result::Result<u32, serde_json::Error> {
+        if let Some(&i) = self.text.ids.get(json) {
+            return Ok(i);
+        }
+        let p: Provenance = serde_json::from_str(json)?;
+        let i = self.text.intern(json);
+        self.parsed.push(Arc::new(p));
+        Ok(i)
+    }
+
+    fn intern(&mut self, p: &Provenance) -> u32 {
+        let json = serde_json::to_string(p).unwrap_or_default();
+        let i = self.text.intern(&json);
+        if i as usize == self.parsed.len() {
+            self.parsed.push(Arc::new(p.clone()));
+        }
+        i
+    }
+}
+
+#[derive(Clone, Copy)]
+enum End {
+    Merged(u32),
+    Extra(u32),
+}
+
+struct PendingEdge {
+    src: u32,
+    dst: End,
+    kind: u32,
+    reason: u32,
+    prov: u32,
+    owner: u32,
+    weight: f32,
+    audience: Audience,
+}
+
+/// Builds a [`Graph`] from streamed rows: node rows merged by id, `ref:` targets resolved, edges
+/// deduplicated, then everything sorted by id for stable indices.
+#[derive(Default)]
+struct Builder {
+    merged: Vec<Node>,
+    by_id: HashMap<String, u32>,
+    by_path: HashMap<String, u32>,
+    by_key: HashMap<String, Vec<(String, String)>>,
+    extras: Vec<Node>,
+    extra_ids: HashMap<String, u32>,
+    kinds: Interner,
+    reasons: Interner,
+    owners: Interner,
+    provs: Provenances,
+    edges: Vec<PendingEdge>,
+}
+
+impl Builder {
+    /// Merges one node row: the first row of an id is kept (parsed by `parse`), a node is public when
+    /// any of its rows is, and an item's own row wins over rows naming it as an entity.
+    fn node(
+        &mut self,
+        id: &str,
+        audience: Audience,
+        is_item: bool,
+        parse: impl FnOnce() -> cairn_store::Result<GraphNodeRow>,
+    ) -> cairn_store::Result<()> {
+        match self.by_id.get(id) {
+            Some(&i) => {
+                let m = &mut self.merged[i as usize];
+                if audience == Audience::Public {
+                    m.audience = Audience::Public;
+                }
+                if m.item_id.is_none() && is_item {
+                    let keep = m.audience.min(audience);
+                    *m = to_node(parse()?);
+                    m.audience = keep;
+                }
+            }
+            None => {
+                let n = to_node(parse()?);
+                self.by_id.insert(n.id.clone(), self.merged.len() as u32);
+                self.merged.push(n);
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolution tables for `ref:` targets: item paths, and slugs of titles and file stems.
+    fn index_refs(&mut self) {
+        let mut by_key: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        for (i, n) in self.merged.iter().enumerate().filter(|(_, n)| n.is_item()) {
+            if let Provenance::File { path, .. } = &n.provenance {
+                // Several items at one path: the greatest id wins, whatever the row order.
+                match self.by_path.get(path) {
+                    Some(&j) if self.merged[j as usize].id >= n.id => {}
+                    _ => {
+                        self.by_path.insert(path.clone(), i as u32);
+                    }
+                }
+                by_key.entry(ref_key(path)).or_default().push((n.project.clone(), n.id.clone()));
+            }
+            by_key.entry(ref_key(&n.title)).or_default().push((n.project.clone(), n.id.clone()));
+        }
+        for v in by_key.values_mut() {
+            v.sort();
+            v.dedup();
+        }
+        self.by_key = by_key.into_iter().collect();
+    }
+
+    fn resolve_ref(&mut self, src: u32, target: &str, audience: Audience, prov: u32) -> End {
+        let s = &self.merged[src as usize];
+        let src_path = match &s.provenance {
+            Provenance::File { path, .. } => path.as_str(),
+            _ => "",
+        };
+        let looks_like_path = target.contains('/') || target.ends_with(".md");
+        if looks_like_path {
+            let rel = if target.starts_with('/') {
+                normalize(target)
+            } else {
+                normalize(&format!("{}/{target}", parent_dir(src_path)))
+            };
+            if let Some(&i) = self.by_path.get(&rel).or_else(|| self.by_path.get(&normalize(target))) {
+                return End::Merged(i);
+            }
+        }
+        if let Some(cands) = self.by_key.get(&ref_key(target)) {
+            let hit = cands.iter().find(|(p, _)| *p == s.project).or(cands.first());
+            if let Some((_, id)) = hit {
+                return End::Merged(self.by_id[id]);
+            }
+        }
+        let project = s.project.clone();
+        let id = format!("{}:{}/{}", node::LINKED_FILE, project, slug(target));
+        if let Some(&i) = self.by_id.get(&id) {
+            return End::Merged(i);
+        }
+        match self.extra_ids.get(&id) {
+            Some(&i) => {
+                if audience == Audience::Public {
+                    self.extras[i as usize].audience = Audience::Public;
+                }
+                End::Extra(i)
+            }
+            None => {
+                let i = self.extras.len() as u32;
+                self.extras.push(Node {
+                    id: id.clone(),
+                    kind: node::LINKED_FILE.into(),
+                    title: target.to_owned(),
+                    project,
+                    audience,
+                    item_id: None,
+                    l0: String::new(),
+                    provenance: (*self.provs.parsed[prov as usize]).clone(),
+                    tags: vec![],
+                });
+                self.extra_ids.insert(id, i);
+                End::Extra(i)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn edge(
+        &mut self,
+        owner: &str,
+        src: &str,
+        dst: &str,
+        kind: &str,
+        weight: f32,
+        reason: &str,
+        prov: u32,
+        audience: Audience,
+    ) {
+        let Some(&s) = self.by_id.get(src) else { return };
+        let d = match dst.strip_prefix(REF_PREFIX) {
+            Some(target) => self.resolve_ref(s, target, audience, prov),
+            None => match self.by_id.get(dst) {
+                Some(&d) => End::Merged(d),
+                None => return, // a stale target (its item is gone): dropped until the next sync
+            },
+        };
+        if let End::Merged(d) = d
+            && d == s
+        {
+            return;
+        }
+        let edge = PendingEdge {
+            src: s,
+            dst: d,
+            kind: self.kinds.intern(kind),
+            reason: self.reasons.intern(reason),
+            prov,
+            owner: self.owners.intern(owner),
+            weight,
+            audience,
+        };
+        self.edges.push(edge);
+    }
+
+    fn finish(self) -> Graph {
+        let Builder { merged, extras, kinds, reasons, owners, provs, mut edges, .. } = self;
+        let n_merged = merged.len();
+        let mut all: Vec<(Node, usize)> = merged.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
+        all.extend(extras.into_iter().enumerate().map(|(i, n)| (n, n_merged + i)));
+        all.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        let mut remap = vec![0u32; all.len()];
+        for (new, (_, old)) in all.iter().enumerate() {
+            remap[*old] = new as u32;
+        }
+        let nodes: Vec<Node> = all.into_iter().map(|(n, _)| n).collect();
+        let index: HashMap<String, u32> =
+            nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i as u32)).collect();
+        let at = |e: End| match e {
+            End::Merged(i) => remap[i as usize],
+            End::Extra(i) => remap[n_merged + i as usize],
+        };
+        for e in &mut edges {
+            e.src = remap[e.src as usize];
+            e.dst = End::Merged(at(e.dst));
+        }
+        let dst = |e: &PendingEdge| match e.dst {
+            End::Merged(i) | End::Extra(i) => i,
+        };
+        let text = |t: &Interner, i: u32| t.values[i as usize].clone();
+        edges.retain(|e| e.src != dst(e));
+        edges.sort_by(|a, b| {
+            (a.src, dst(a))
+                .cmp(&(b.src, dst(b)))
+                .then_with(|| kinds.values[a.kind as usize].cmp(&kinds.values[b.kind as usize]))
+                .then_with(|| provs.text.values[a.prov as usize].cmp(&provs.text.values[b.prov as usize]))
+                .then_with(|| owners.values[a.owner as usize].cmp(&owners.values[b.owner as usize]))
+        });
+        edges.dedup_by(|a, b| a.src == b.src && dst(a) == dst(b) && a.kind == b.kind && a.prov == b.prov);
+        let edges: Vec<Edge> = edges
+            .into_iter()
+            .map(|e| {
+                let d = dst(&e);
+                Edge {
+                    src: e.src,
+                    dst: d,
+                    cross_project: nodes[e.src as usize].project != nodes[d as usize].project,
+                    kind: text(&kinds, e.kind),
+                    weight: e.weight,
+                    reason: text(&reasons, e.reason),
+                    provenance: provs.parsed[e.prov as usize].clone(),
+                    audience: e.audience,
+                }
+            })
+            .collect();
+        let mut g = Graph { nodes, edges, index, offsets: vec![], adj: vec![] };
+        g.build_csr();
+        g
     }
 }

@@ -57,8 +57,8 @@ impl Graph {
                 let step = PathStep {
                     from: self.node(at).id.clone(),
                     to: self.node(to).id.clone(),
-                    kind: e.kind.clone(),
-                    reason: e.reason.clone(),
+                    kind: e.kind.to_string(),
+                    reason: e.reason.to_string(),
                     provenance: e.provenance.display(),
                     cross_project: e.cross_project,
                 };
@@ -349,7 +349,7 @@ impl Graph {
         let n = self.node(i);
         let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
         for a in self.neighbours(i) {
-            *kinds.entry(self.edge(a.edge).kind.as_str()).or_default() += 1;
+            *kinds.entry(self.edge(a.edge).kind.as_ref()).or_default() += 1;
         }
         let links: Vec<String> = kinds.iter().map(|(k, c)| format!("{c} {k}")).collect();
         let mut s = String::new();

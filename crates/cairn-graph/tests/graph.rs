@@ -378,3 +378,21 @@ mod budgets {
         }
     }
 }
+
+#[test]
+fn the_streaming_load_equals_building_from_rows_in_any_order() {
+    let (_d, store) = harvested(&[0, 1, 2, 3, 4, 5]);
+    let loaded = Graph::load(&store).unwrap();
+    // Rows as the store lists them (by id, then owner), while the loader streams by owner: the same
+    // rows win the merge either way.
+    let nodes: Vec<_> = store.graph_nodes().unwrap().into_iter().map(|(_, n)| n).collect();
+    let edges: Vec<_> = store.graph_edges().unwrap().into_iter().map(|(_, e)| e).collect();
+    let built = Graph::from_rows(nodes, edges);
+    assert_eq!(loaded.nodes(), built.nodes());
+    assert_eq!(loaded.edges(), built.edges());
+    assert!(loaded.edges().iter().any(|e| &*e.kind == "links_to"));
+    // Edges of one type share one allocation.
+    let tagged: Vec<_> = loaded.edges().iter().filter(|e| &*e.kind == "tagged").collect();
+    assert!(tagged.len() >= 2);
+    assert!(tagged.windows(2).all(|w| std::sync::Arc::ptr_eq(&w[0].kind, &w[1].kind)));
+}

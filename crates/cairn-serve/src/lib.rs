@@ -55,6 +55,9 @@ pub struct ServeOptions {
     pub flush_ms: u64,
     /// Only the first this many bytes of a prompt are used for recall and routing.
     pub max_prompt_bytes: usize,
+    /// How often captured turns and ingested notes are embedded and the graph refreshed, in
+    /// milliseconds (only when the store changed; full-text recall sees them at once).
+    pub derive_ms: u64,
 }
 
 impl Default for ServeOptions {
@@ -69,6 +72,7 @@ impl Default for ServeOptions {
             capture_batch: 256,
             flush_ms: 200,
             max_prompt_bytes: 64 * 1024,
+            derive_ms: 1_000,
         }
     }
 }
@@ -177,6 +181,28 @@ impl Daemon {
                 }
             })
         };
+        let deriver = {
+            let engine = self.state.engine.clone();
+            let every = Duration::from_millis(self.state.options.derive_ms.max(10));
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                let mut last_errors: Vec<String> = Vec::new();
+                loop {
+                    tick.tick().await;
+                    let e = engine.clone();
+                    let Ok(report) = tokio::task::spawn_blocking(move || e.refresh_derived()).await else {
+                        continue;
+                    };
+                    if report.errors != last_errors {
+                        for err in &report.errors {
+                            eprintln!("cairn serve: refreshing vectors and graph: {err} (retried)");
+                        }
+                        last_errors = report.errors;
+                    }
+                }
+            })
+        };
         let served = match &self.state.options.unix {
             Some(path) => {
                 let _ = std::fs::remove_file(path);
@@ -196,6 +222,7 @@ impl Daemon {
             }
         };
         flusher.abort();
+        deriver.abort();
         // Finish every queued capture, then save session state.
         let worker = self.worker;
         let engine = self.state.engine.clone();

@@ -118,7 +118,7 @@ impl SqliteStore {
         replace: &[(String, GraphRows)],
         state: &[(&str, String)],
     ) -> Result<()> {
-        let tx = self.conn_mut().transaction()?;
+        let tx = self.conn_mut().transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         if clear {
             tx.execute("DELETE FROM graph_nodes WHERE owner <> ?1", [LINK_OWNER])?;
             tx.execute("DELETE FROM graph_edges WHERE owner <> ?1", [LINK_OWNER])?;
@@ -144,7 +144,7 @@ impl SqliteStore {
     /// Add an explicit link (owner [`LINK_OWNER`]); an existing link with the same ends and type is
     /// replaced.
     pub fn graph_add_link(&mut self, edge: &GraphEdgeRow) -> Result<()> {
-        let tx = self.conn_mut().transaction()?;
+        let tx = self.conn_mut().transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute(
             "DELETE FROM graph_edges WHERE owner = ?1 AND src = ?2 AND dst = ?3 AND kind = ?4",
             params![LINK_OWNER, edge.src, edge.dst, edge.kind],
@@ -232,6 +232,147 @@ impl SqliteStore {
             ));
         }
         Ok(out)
+    }
+}
+
+/// A node row as stored, JSON columns unparsed: what [`SqliteStore::for_each_graph_node`] streams.
+#[derive(Debug, Clone, Copy)]
+pub struct RawGraphNode<'a> {
+    /// The owner that produced the row.
+    pub owner: &'a str,
+    /// Stable node id.
+    pub id: &'a str,
+    /// Item kind or entity kind.
+    pub kind: &'a str,
+    /// Title.
+    pub title: &'a str,
+    /// Project.
+    pub project: &'a str,
+    /// Audience of the owner.
+    pub audience: Audience,
+    /// The stored item, for item nodes.
+    pub item_id: Option<&'a str>,
+    /// L0 abstract.
+    pub l0: &'a str,
+    /// Provenance, as JSON.
+    pub provenance: &'a str,
+    /// Tags, as a JSON array.
+    pub tags: &'a str,
+}
+
+impl RawGraphNode<'_> {
+    /// The full row (parses the JSON columns).
+    pub fn parse(&self) -> Result<GraphNodeRow> {
+        let provenance = serde_json::from_str(self.provenance)
+            .map_err(|e| corrupt("graph_nodes", self.id, format!("provenance: {e}")))?;
+        let tags = serde_json::from_str(self.tags)
+            .map_err(|e| corrupt("graph_nodes", self.id, format!("tags: {e}")))?;
+        Ok(GraphNodeRow {
+            id: self.id.to_owned(),
+            kind: self.kind.to_owned(),
+            title: self.title.to_owned(),
+            project: self.project.to_owned(),
+            audience: self.audience,
+            item_id: self.item_id.map(str::to_owned),
+            l0: self.l0.to_owned(),
+            provenance,
+            tags,
+        })
+    }
+}
+
+/// An edge row as stored, provenance unparsed: what [`SqliteStore::for_each_graph_edge`] streams.
+#[derive(Debug, Clone, Copy)]
+pub struct RawGraphEdge<'a> {
+    /// The owner that produced the row.
+    pub owner: &'a str,
+    /// Source node id.
+    pub src: &'a str,
+    /// Destination node id (or a `ref:` target to resolve).
+    pub dst: &'a str,
+    /// Edge type.
+    pub kind: &'a str,
+    /// Weight in (0, 1] (checked).
+    pub weight: f32,
+    /// Why the edge exists.
+    pub reason: &'a str,
+    /// Provenance, as JSON.
+    pub provenance: &'a str,
+    /// Audience of the owner.
+    pub audience: Audience,
+}
+
+fn text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a str> {
+    r.get_ref(i)?
+        .as_str()
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
+}
+
+impl SqliteStore {
+    /// Streams every node row in (owner, id) order (the table's own order: no sort), JSON columns
+    /// unparsed, so a loader parses only the rows it keeps. A bad audience is an error naming the row.
+    pub fn for_each_graph_node(&self, f: &mut dyn FnMut(RawGraphNode<'_>) -> Result<()>) -> Result<()> {
+        let mut stmt = self.conn().prepare(
+            "SELECT owner, id, kind, title, project, audience, item_id, abstract, provenance, tags \
+             FROM graph_nodes ORDER BY owner, id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let id = text(r, 1)?;
+            let audience = text(r, 5)?.parse::<Audience>().map_err(|e| corrupt("graph_nodes", id, e))?;
+            let item_id = match r.get_ref(6)? {
+                rusqlite::types::ValueRef::Null => None,
+                _ => Some(text(r, 6)?),
+            };
+            f(RawGraphNode {
+                owner: text(r, 0)?,
+                id,
+                kind: text(r, 2)?,
+                title: text(r, 3)?,
+                project: text(r, 4)?,
+                audience,
+                item_id,
+                l0: text(r, 7)?,
+                provenance: text(r, 8)?,
+                tags: text(r, 9)?,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Streams every edge row in (owner, src, dst, kind, provenance) order (the table's own order),
+    /// provenance unparsed. A bad audience or weight is an error naming the row.
+    pub fn for_each_graph_edge(&self, f: &mut dyn FnMut(RawGraphEdge<'_>) -> Result<()>) -> Result<()> {
+        let mut stmt = self.conn().prepare(
+            "SELECT owner, src, dst, kind, weight, reason, provenance, audience FROM graph_edges \
+             ORDER BY owner, src, dst, kind, provenance",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (src, dst) = (text(r, 1)?, text(r, 2)?);
+            let weight: f64 = r.get(4)?;
+            let audience = text(r, 7)?
+                .parse::<Audience>()
+                .map_err(|e| corrupt("graph_edges", &format!("{src}->{dst}"), e))?;
+            if !(weight.is_finite() && weight > 0.0) {
+                return Err(corrupt(
+                    "graph_edges",
+                    &format!("{src}->{dst}"),
+                    format!("weight {weight} is not positive"),
+                ));
+            }
+            f(RawGraphEdge {
+                owner: text(r, 0)?,
+                src,
+                dst,
+                kind: text(r, 3)?,
+                weight: weight as f32,
+                reason: text(r, 5)?,
+                provenance: text(r, 6)?,
+                audience,
+            })?;
+        }
+        Ok(())
     }
 }
 

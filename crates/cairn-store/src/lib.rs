@@ -30,7 +30,7 @@ mod serving;
 mod sqlite;
 
 pub use error::{Error, ErrorKind, Result};
-pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER};
+pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER, RawGraphEdge, RawGraphNode};
 pub use migrate::SCHEMA_VERSION;
 pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;

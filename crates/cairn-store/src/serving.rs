@@ -59,7 +59,7 @@ impl SqliteStore {
 
     /// Save session states (`(session_key, state JSON)`) in one transaction.
     pub fn put_session_states(&mut self, states: &[(String, String)], at: Millis) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
             let mut stmt = tx.prepare_cached(
                 "INSERT INTO session_state (session_key, state, updated_at) VALUES (?1, ?2, ?3) \

@@ -338,7 +338,7 @@ fn put_file(tx: &rusqlite::Transaction<'_>, f: &FileState) -> Result<()> {
 
 impl Store for SqliteStore {
     fn apply(&mut self, writes: &[Write], source: &str) -> Result<u64> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         for w in writes {
             match w {
                 Write::Upsert { item, chunks, explicit_tags, file } => {
@@ -405,7 +405,7 @@ impl Store for SqliteStore {
     }
 
     fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: Option<String> = tx
             .query_row(
                 "SELECT item_id FROM turns WHERE session_key = ?1 AND turn_id = ?2",
@@ -575,7 +575,7 @@ impl Store for SqliteStore {
     }
 
     fn put_vectors(&mut self, model_id: &str, vectors: &[NewVector]) -> Result<usize> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut written = 0;
         {
             // Only vectors of chunks that still have this content are written.

@@ -25,6 +25,8 @@ pub(crate) struct GraphSettings {
     pub enabled: bool,
     /// Use the graph lane in `cairn context` without `--use-graph`.
     pub use_in_context: bool,
+    /// Use the graph lane in every turn `cairn serve` and `cairn mcp` answer.
+    pub use_in_turns: bool,
     /// Follow cross-project edges (only of `cross_project_edge_types`).
     pub cross_project: bool,
     /// Edge types that may cross projects.
@@ -52,6 +54,7 @@ impl Default for GraphSettings {
         Self {
             enabled: true,
             use_in_context: false,
+            use_in_turns: true,
             cross_project: e.allow_cross_project,
             cross_project_edge_types: e.cross_project_edge_types,
             depth: e.depth,
@@ -66,6 +69,15 @@ impl Default for GraphSettings {
 }
 
 impl GraphSettings {
+    /// The graph lane of served turns, when it is on.
+    pub(crate) fn turn_lane(&self) -> Option<GraphLaneOptions> {
+        (self.enabled && self.use_in_turns).then(|| GraphLaneOptions {
+            expand: self.expand(false, None),
+            seeds: self.seeds,
+            max_added: self.max_added,
+        })
+    }
+
     fn expand(&self, cross_project: bool, depth: Option<usize>) -> ExpandOptions {
         ExpandOptions {
             depth: depth.unwrap_or(self.depth),

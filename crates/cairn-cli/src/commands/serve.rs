@@ -51,7 +51,15 @@ pub(crate) fn engine_config(settings: &Settings) -> EngineConfig {
     cfg.options.encoding = c.encoding;
     cfg.capture = settings.capture.clone();
     cfg.max_prompt_bytes = settings.serve.max_prompt_bytes;
+    // A fresh data dir: create the store first, so the vector lane starts (empty) and fills as turns
+    // are captured.
+    if !settings.store_path().exists()
+        && let Err(e) = cairn_store::SqliteStore::open(&settings.store_path())
+    {
+        eprintln!("warning: {e}");
+    }
     cfg.vectors = super::context::vector_lane(settings);
+    cfg.graph = settings.graph.turn_lane();
     cfg
 }
 
