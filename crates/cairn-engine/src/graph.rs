@@ -1,6 +1,6 @@
 //! The graph lane: base retrieval → neighbourhood expansion → budgeted inclusion, fail-open.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Instant;
 
 use cairn_assemble::{AssembleRequest, Assembly, GraphCandidate, GraphStep, GraphTrace};
@@ -150,7 +150,7 @@ fn expand_hits(
     let mut order: Vec<&Hit> = topic.iter().collect();
     order.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
     let mut seeds: Vec<(u32, f32)> = Vec::new();
-    let mut recalled: BTreeSet<&str> = BTreeSet::new();
+    let mut recalled: HashSet<&str> = HashSet::new();
     for h in &order {
         recalled.insert(h.item_id.as_str());
     }

@@ -6,7 +6,6 @@ use cairn_core::Scope;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::Graph;
-use crate::model::node;
 
 /// How far and where expansion may go.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,6 +73,8 @@ impl Graph {
     /// an allowed cross-project edge when `opts.allow_cross_project` is set; cross-project edges of
     /// other types are never followed.
     pub fn expand(&self, seeds: &[(u32, f32)], scope: &Scope, opts: &ExpandOptions) -> Expansion {
+        // The scope's project as an interned id (`u32::MAX`: no node is in it).
+        let scope_project = scope.project.as_deref().map(|p| self.project_id(p).unwrap_or(u32::MAX));
         let mut best: HashMap<u32, Reached> = HashMap::new();
         let mut frontier: Vec<Reached> = Vec::new();
         for &(s, score) in seeds {
@@ -94,8 +95,7 @@ impl Graph {
         for depth in 1..=opts.depth as u32 {
             let mut next: HashMap<u32, Reached> = HashMap::new();
             for cur in &frontier {
-                let n = self.node(cur.node);
-                if cur.depth > 0 && (n.kind == node::PROJECT || self.degree(cur.node) > opts.max_fanout) {
+                if cur.depth > 0 && (self.is_project(cur.node) || self.degree(cur.node) > opts.max_fanout) {
                     hubs.push(cur.node);
                     continue;
                 }
@@ -104,8 +104,7 @@ impl Graph {
                     if !scope.allows(e.audience) || !self.visible(adj.other, scope) {
                         continue;
                     }
-                    let other = self.node(adj.other);
-                    if other.kind == node::PROJECT {
+                    if self.is_project(adj.other) {
                         continue;
                     }
                     if e.cross_project
@@ -115,8 +114,8 @@ impl Graph {
                         continue;
                     }
                     let crossed = cur.crossed || e.cross_project;
-                    if let Some(p) = &scope.project
-                        && other.project != *p
+                    if let Some(p) = scope_project
+                        && self.project_of(adj.other) != p
                         && !(opts.allow_cross_project && crossed)
                     {
                         continue;
@@ -144,9 +143,8 @@ impl Graph {
             frontier = layer;
         }
         let mut reached: Vec<Reached> = best.into_values().filter(|r| r.depth > 0).collect();
-        reached.sort_by(|a, b| {
-            b.score.total_cmp(&a.score).then_with(|| self.node(a.node).id.cmp(&self.node(b.node).id))
-        });
+        // Nodes are sorted by id, so index order is id order.
+        reached.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.cmp(&b.node)));
         hubs.sort_unstable();
         hubs.dedup();
         Expansion { reached, hubs }

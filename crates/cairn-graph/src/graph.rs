@@ -77,6 +77,12 @@ pub struct Graph {
     index: HashMap<String, u32>,
     pub(crate) offsets: Vec<u32>,
     pub(crate) adj: Vec<Adj>,
+    /// Per node: whether it is a project node (never expanded through; checked on every edge walked).
+    project: Vec<bool>,
+    /// Per node: its project, interned (compared on every edge walked).
+    project_of: Vec<u32>,
+    /// Project name → interned id.
+    project_ids: HashMap<String, u32>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -166,6 +172,21 @@ impl Graph {
         }
         self.offsets = offsets;
         self.adj = adj;
+        self.project = self.nodes.iter().map(|n| n.kind == node::PROJECT).collect();
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        self.project_of = self
+            .nodes
+            .iter()
+            .map(|n| match ids.get(&n.project) {
+                Some(&i) => i,
+                None => {
+                    let i = ids.len() as u32;
+                    ids.insert(n.project.clone(), i);
+                    i
+                }
+            })
+            .collect();
+        self.project_ids = ids;
     }
 
     /// Every node, sorted by id.
@@ -196,6 +217,18 @@ impl Graph {
     /// Number of edges touching node `i`.
     pub fn degree(&self, i: u32) -> usize {
         (self.offsets[i as usize + 1] - self.offsets[i as usize]) as usize
+    }
+
+    pub(crate) fn project_of(&self, i: u32) -> u32 {
+        self.project_of[i as usize]
+    }
+
+    pub(crate) fn project_id(&self, project: &str) -> Option<u32> {
+        self.project_ids.get(project).copied()
+    }
+
+    pub(crate) fn is_project(&self, i: u32) -> bool {
+        self.project[i as usize]
     }
 
     pub(crate) fn neighbours(&self, i: u32) -> &[Adj] {
@@ -495,7 +528,16 @@ impl Builder {
                 }
             })
             .collect();
-        let mut g = Graph { nodes, edges, index, offsets: vec![], adj: vec![] };
+        let mut g = Graph {
+            nodes,
+            edges,
+            index,
+            offsets: vec![],
+            adj: vec![],
+            project: vec![],
+            project_of: vec![],
+            project_ids: HashMap::new(),
+        };
         g.build_csr();
         g
     }
