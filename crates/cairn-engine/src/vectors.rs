@@ -44,23 +44,11 @@ pub struct EmbedReport {
     pub error: Option<String>,
 }
 
-/// The text a chunk is embedded as: its title (with the section heading) on the first line, then the
-/// text. Titles carry much of a note's meaning ("GRIB parser" over a body about a crash).
+/// The text a chunk is embedded as: the item's context (a turn's previous turn), then its title (with
+/// the section heading) on a line, then the text. Titles carry much of a note's meaning ("GRIB parser"
+/// over a body about a crash); see [`cairn_core::embed_text`].
 pub fn embed_text(p: &PendingChunk) -> String {
-    let title = p.title.trim();
-    let heading = p.heading.trim();
-    let head = if heading.is_empty() || heading == title {
-        title.to_owned()
-    } else if title.is_empty() || heading.starts_with(title) {
-        heading.to_owned()
-    } else {
-        format!("{title} > {heading}")
-    };
-    if head.is_empty() || p.text.trim_start().starts_with(&head) {
-        p.text.clone()
-    } else {
-        format!("{head}\n{}", p.text)
-    }
+    cairn_core::embed_text(&p.title, &p.heading, &p.text, &p.context)
 }
 
 /// Embeds every chunk of `store` without a current vector under `embedder`'s model, `batch` texts per

@@ -319,7 +319,7 @@ pub fn capture(
         provenance: provenance.clone(),
         content_hash: hash.clone(),
     };
-    let item = Item {
+    let mut item = Item {
         id: item_id,
         project: project.clone(),
         kind: ItemKind::Turn,
@@ -333,6 +333,10 @@ pub fn capture(
         observed_at: now,
         metadata: Default::default(),
     };
+    // The turn before it in the session situates it: recall indexes and embeds it as the turn's context.
+    if let Some(prev) = store.previous_turn(&input.session_key, ts, &turn_id)? {
+        item.set_context(&prev.text);
+    }
     let record = TurnRecord {
         session_key: input.session_key.clone(),
         turn_id: turn_id.clone(),
@@ -379,6 +383,34 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(strip(input), want, "input: {input:?}");
         }
+    }
+
+    #[test]
+    fn a_turn_carries_the_previous_turn_as_context() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = cairn_store::SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
+        let opts = CaptureOptions::default();
+        let turn = |id: &str, user: &str, ts: i64| TurnInput {
+            session_key: "s1".into(),
+            turn_id: Some(id.into()),
+            user: Some(user.into()),
+            assistant: Some("ok".into()),
+            timestamp: Some(serde_json::json!(ts)),
+            ..Default::default()
+        };
+        let stored = |o: CaptureOutcome| match o {
+            CaptureOutcome::Stored { item_id, .. } => item_id,
+            other => panic!("not stored: {other:?}"),
+        };
+        let first = stored(capture(&mut store, &opts, &turn("a", "Which GRIB file broke?", 10), 0).unwrap());
+        let second = stored(capture(&mut store, &opts, &turn("b", "Fix it", 20), 0).unwrap());
+        let mut other = turn("c", "Unrelated", 30);
+        other.session_key = "s2".into();
+        let third = stored(capture(&mut store, &opts, &other, 0).unwrap());
+        let get = |id: &str| store.get_item(id).unwrap().unwrap();
+        assert_eq!(get(&first).context(), None);
+        assert_eq!(get(&second).context(), Some("User: Which GRIB file broke?\n\nAssistant: ok"));
+        assert_eq!(get(&third).context(), None, "another session's turn is no context");
     }
 
     #[test]

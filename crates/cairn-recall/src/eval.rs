@@ -2,15 +2,16 @@
 //!
 //! Documents: `{"id", "text", "conversation", "timestamp"?, "speaker"?, "title"?, "tags"?}` per line.
 //! Queries: `{"id", "conversation", "question", "evidence": [doc ids], "category"}` per line.
-//! Each document becomes one item (project = its conversation) in an in-memory index; each question is
-//! scoped to its conversation. Hits are deduplicated by item, so `k` counts items.
+//! Each document becomes one item (project = its conversation) in an in-memory index: a conversation turn
+//! when it has a session (its context is the turn before it, as for captured turns), else a note. Each
+//! question is scoped to its conversation. Hits are deduplicated by item, so `k` counts items.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
-use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, Scope, content_hash};
+use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, Scope, content_hash, embed_text};
 use cairn_embed::{EmbedKind, Embedder};
 use cairn_vector::{VectorIndex, VectorSettings};
 use serde::{Deserialize, Serialize};
@@ -48,42 +49,6 @@ pub struct EvalDoc {
     pub session: Option<serde_json::Value>,
 }
 
-/// What text a corpus document is embedded as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DocText {
-    /// The text alone.
-    Plain,
-    /// The date, then the text.
-    Dated,
-    /// The previous turn of the same session, then the text.
-    #[default]
-    PreviousTurn,
-    /// The date, the previous turn of the same session, then the text.
-    DatedPreviousTurn,
-}
-
-impl DocText {
-    /// The embedding text of `docs[i]`.
-    pub fn render(self, docs: &[EvalDoc], i: usize) -> String {
-        let d = &docs[i];
-        let prev = (i > 0)
-            .then(|| &docs[i - 1])
-            .filter(|p| p.conversation == d.conversation && p.session == d.session);
-        let date = d.date.as_deref().or(d.timestamp.as_deref()).unwrap_or("");
-        let with_prev = |t: String| match prev {
-            Some(p) => format!("{}\n{t}", p.text),
-            None => t,
-        };
-        match self {
-            DocText::Plain => d.text.clone(),
-            DocText::Dated => format!("[{date}] {}", d.text),
-            DocText::PreviousTurn => with_prev(d.text.clone()),
-            DocText::DatedPreviousTurn => format!("[{date}] {}", with_prev(d.text.clone())),
-        }
-    }
-}
-
 /// One labelled question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalQuery {
@@ -109,10 +74,13 @@ pub struct EvalOptions {
     pub settings: RecallSettings,
     /// The embedder for the vector lane; `None`: no vector lane.
     pub embedder: Option<Arc<dyn Embedder>>,
-    /// What each document is embedded as.
-    pub doc_text: DocText,
+    /// Documents with a session become conversation turns whose context is the turn before them (as
+    /// captured turns are); `false`: every document stands alone.
+    pub turn_context: bool,
     /// Vector index settings.
     pub vector: VectorSettings,
+    /// Directory of the embedding cache (see [`EmbedCache`]); `None`: embed everything.
+    pub embed_cache: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for EvalOptions {
@@ -121,7 +89,7 @@ impl std::fmt::Debug for EvalOptions {
             .field("ks", &self.ks)
             .field("settings", &self.settings)
             .field("embedder", &self.embedder.as_ref().map(|e| e.model_id().to_owned()))
-            .field("doc_text", &self.doc_text)
+            .field("turn_context", &self.turn_context)
             .finish()
     }
 }
@@ -134,8 +102,9 @@ impl EvalOptions {
             ks,
             settings,
             embedder: None,
-            doc_text: DocText::default(),
+            turn_context: true,
             vector: VectorSettings::default(),
+            embed_cache: None,
         }
     }
 }
@@ -190,6 +159,9 @@ pub struct EvalReport {
     /// Time to embed the corpus, milliseconds (shared by every run of one call).
     #[serde(default)]
     pub embed_ms: f64,
+    /// Each question's ranked item ids (top `max(k)`), in question order, for error analysis.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rankings: Vec<(String, Vec<String>)>,
 }
 
 fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
@@ -249,15 +221,22 @@ pub fn parse_timestamp(s: &str) -> Option<Millis> {
     Some(((days * 24 + hh) * 60 + mm) * 60_000 + ss * 1000)
 }
 
-/// The item and single chunk a corpus document becomes.
+/// The item and single chunk a corpus document becomes: a note (kind `doc`), or with a session a
+/// conversation turn (kind `turn`, session key `<conversation>:S<session>`).
 pub fn doc_to_item(doc: &EvalDoc) -> (Item, Chunk) {
     let created_at = doc.timestamp.as_deref().and_then(parse_timestamp).unwrap_or(0);
     let hash = content_hash(doc.text.as_bytes());
-    let provenance = Provenance::External { source: format!("eval:{}", doc.id) };
+    let provenance = match session_key(doc) {
+        Some(session_key) => {
+            Provenance::Turn { session_key, turn_id: doc.id.rsplit(':').next().unwrap_or(&doc.id).to_owned() }
+        }
+        None => Provenance::External { source: format!("eval:{}", doc.id) },
+    };
+    let kind = if session_key(doc).is_some() { ItemKind::Turn } else { ItemKind::Doc };
     let item = Item {
         id: doc.id.clone(),
         project: doc.conversation.clone(),
-        kind: ItemKind::Doc,
+        kind,
         title: doc.title.clone().unwrap_or_default(),
         text: doc.text.clone(),
         tags: doc.tags.clone(),
@@ -278,6 +257,35 @@ pub fn doc_to_item(doc: &EvalDoc) -> (Item, Chunk) {
         content_hash: hash,
     };
     (item, chunk)
+}
+
+/// The session key of a document that is a conversation turn.
+fn session_key(doc: &EvalDoc) -> Option<String> {
+    let session = match doc.session.as_ref()? {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => return None,
+        other => other.to_string(),
+    };
+    Some(format!("{}:S{session}", doc.conversation))
+}
+
+/// Every document as an item and chunk (see [`doc_to_item`]); with `turn_context`, each turn's context
+/// is the turn before it in the corpus when both are of the same session, as capture does with the
+/// previous recorded turn.
+pub fn docs_to_items(docs: &[EvalDoc], turn_context: bool) -> Vec<(Item, Chunk)> {
+    let mut out: Vec<(Item, Chunk)> = Vec::with_capacity(docs.len());
+    for (i, doc) in docs.iter().enumerate() {
+        let (mut item, chunk) = doc_to_item(doc);
+        if turn_context
+            && i > 0
+            && let Some(key) = session_key(doc)
+            && session_key(&docs[i - 1]).as_deref() == Some(key.as_str())
+        {
+            item.set_context(&docs[i - 1].text);
+        }
+        out.push((item, chunk));
+    }
+    out
 }
 
 fn category_label(v: &serde_json::Value) -> String {
@@ -336,8 +344,8 @@ pub fn evaluate(docs: &[EvalDoc], queries: &[EvalQuery], opts: &EvalOptions) -> 
 }
 
 /// Like [`evaluate`], once per run, indexing (and embedding) the corpus only once. With an embedder,
-/// every document is embedded (as [`EvalOptions::doc_text`] says) and each run's vector lane reads
-/// those vectors; `opts.settings` is ignored in favour of each run's.
+/// every document is embedded (with its context when [`EvalOptions::turn_context`] is on) and each
+/// run's vector lane reads those vectors; `opts.settings` is ignored in favour of each run's.
 pub fn evaluate_runs(
     docs: &[EvalDoc],
     queries: &[EvalQuery],
@@ -347,39 +355,47 @@ pub fn evaluate_runs(
     let started = Instant::now();
     let index = RecallIndex::in_memory();
     let mut writer = index.writer()?;
-    for doc in docs {
-        let (item, chunk) = doc_to_item(doc);
-        writer.upsert(&item, &[chunk])?;
+    let items = docs_to_items(docs, opts.turn_context);
+    for (item, chunk) in &items {
+        writer.upsert(item, std::slice::from_ref(chunk))?;
     }
     writer.commit(docs.len() as u64)?;
     writer.finish()?;
     let index_ms = started.elapsed().as_secs_f64() * 1000.0;
 
     let started = Instant::now();
-    let lane = match &opts.embedder {
-        Some(e) => {
+    let cache = match &opts.embedder {
+        Some(e) => Some(Arc::new(EmbedCache::new(e.clone(), opts.embed_cache.as_deref())?)),
+        None => None,
+    };
+    let lane = match &cache {
+        Some(cache) => {
+            let e = cache.clone();
             let mut vindex = VectorIndex::new(e.model_id(), e.dim(), opts.vector.clone());
-            let texts: Vec<String> = (0..docs.len()).map(|i| opts.doc_text.render(docs, i)).collect();
+            let texts: Vec<String> = items
+                .iter()
+                .map(|(item, c)| embed_text(&item.title, &c.heading, &c.text, item.context().unwrap_or("")))
+                .collect();
             for (batch_no, batch) in texts.chunks(64).enumerate() {
                 let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
                 let vecs =
                     e.embed(&refs, EmbedKind::Document).map_err(|err| Error::Embed(err.to_string()))?;
                 for (j, v) in vecs.iter().enumerate() {
-                    let (item, chunk) = doc_to_item(&docs[batch_no * 64 + j]);
+                    let (item, chunk) = &items[batch_no * 64 + j];
                     vindex
                         .upsert(&chunk.id, &item.id, &item.project, item.audience, v)
                         .map_err(|err| Error::Embed(err.to_string()))?;
                 }
             }
             vindex.maintain();
-            let cached: Arc<dyn Embedder> =
-                Arc::new(QueryCache { inner: e.clone(), cache: Default::default() });
-            Some(VectorLane { embedder: cached, index: Arc::new(RwLock::new(vindex)) })
+            cache.save()?;
+            Some(VectorLane { embedder: cache.clone(), index: Arc::new(RwLock::new(vindex)) })
         }
         None => None,
     };
     let embed_ms = started.elapsed().as_secs_f64() * 1000.0;
-    runs.iter()
+    let reports = runs
+        .iter()
         .map(|run| {
             let recaller = Recaller::new(&index, run.settings.clone())?.with_vectors(lane.clone());
             let mut report = ask(&recaller, docs, queries, &opts.ks, &run.settings)?;
@@ -389,16 +405,102 @@ pub fn evaluate_runs(
             report.model_id = opts.embedder.as_ref().map(|e| e.model_id().to_owned());
             Ok(report)
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(cache) = &cache {
+        cache.save()?;
+    }
+    Ok(reports)
 }
 
-/// Remembers query vectors, so runs after the first one do not embed the same questions again.
-struct QueryCache {
+/// Vectors of texts embedded before, keyed by model, kind and text, and optionally kept in a file: runs
+/// after the first embed only the texts they have not seen (questions once per call, documents once per
+/// cache file as long as their embedded text does not change).
+pub struct EmbedCache {
     inner: Arc<dyn Embedder>,
-    cache: std::sync::Mutex<std::collections::HashMap<String, Vec<f32>>>,
+    file: Option<std::path::PathBuf>,
+    map: std::sync::Mutex<HashMap<String, Vec<f32>>>,
+    fresh: std::sync::Mutex<Vec<(String, Vec<f32>)>>,
 }
 
-impl Embedder for QueryCache {
+impl EmbedCache {
+    /// A cache in front of `inner`; with `dir`, vectors are read from and appended to
+    /// `dir/<model id>.vectors` (the directory is created on [`EmbedCache::save`]).
+    pub fn new(inner: Arc<dyn Embedder>, dir: Option<&Path>) -> Result<Self> {
+        let file = dir.map(|d| {
+            let name: String = inner
+                .model_id()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' })
+                .collect();
+            d.join(format!("{name}.vectors"))
+        });
+        let mut map = HashMap::new();
+        if let Some(path) = &file {
+            match std::fs::read(path) {
+                Ok(bytes) => read_vectors(&bytes, inner.dim(), &mut map),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(Error::Io { action: "read", path: path.clone(), source }),
+            }
+        }
+        Ok(EmbedCache { inner, file, map: std::sync::Mutex::new(map), fresh: Default::default() })
+    }
+
+    /// Number of cached vectors.
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends the vectors embedded since the last save to the cache file (if there is one).
+    pub fn save(&self) -> Result<()> {
+        let Some(path) = &self.file else { return Ok(()) };
+        let fresh = std::mem::take(&mut *self.fresh.lock().unwrap_or_else(|e| e.into_inner()));
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        let io = |action: &'static str| {
+            let path = path.clone();
+            move |source| Error::Io { action, path, source }
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io("create directory"))?;
+        }
+        let mut out = Vec::with_capacity(fresh.len() * (36 + 4 * self.inner.dim()));
+        for (key, v) in &fresh {
+            out.extend_from_slice(key.as_bytes());
+            for x in v {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io("open"))?;
+        f.write_all(&out).map_err(io("write"))
+    }
+
+    fn key(kind: EmbedKind, text: &str) -> String {
+        let tag = match kind {
+            EmbedKind::Query => "q",
+            EmbedKind::Document => "d",
+        };
+        content_hash(format!("{tag}\u{0}{text}").as_bytes())
+    }
+}
+
+/// Cache file records: a 32-byte hex key, then `dim` little-endian f32s. A cut-off tail is ignored.
+fn read_vectors(bytes: &[u8], dim: usize, map: &mut HashMap<String, Vec<f32>>) {
+    let record = 32 + 4 * dim;
+    for rec in bytes.chunks_exact(record) {
+        let Ok(key) = std::str::from_utf8(&rec[..32]) else { continue };
+        let v = rec[32..].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        map.insert(key.to_owned(), v);
+    }
+}
+
+impl Embedder for EmbedCache {
     fn model_id(&self) -> &str {
         self.inner.model_id()
     }
@@ -406,20 +508,26 @@ impl Embedder for QueryCache {
         self.inner.dim()
     }
     fn embed(&self, texts: &[&str], kind: EmbedKind) -> cairn_embed::Result<Vec<Vec<f32>>> {
-        if let [text] = texts {
-            if let Some(v) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(*text) {
-                return Ok(vec![v.clone()]);
+        let keys: Vec<String> = texts.iter().map(|t| Self::key(kind, t)).collect();
+        let mut out: Vec<Option<Vec<f32>>> = {
+            let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+            keys.iter().map(|k| map.get(k).cloned()).collect()
+        };
+        let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        if !missing.is_empty() {
+            let batch: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+            let vecs = self.inner.embed(&batch, kind)?;
+            let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+            let mut fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
+            for (&i, v) in missing.iter().zip(vecs) {
+                map.insert(keys[i].clone(), v.clone());
+                if v.len() == self.inner.dim() {
+                    fresh.push((keys[i].clone(), v.clone()));
+                }
+                out[i] = Some(v);
             }
-            let v = self.inner.embed(texts, kind)?;
-            if let Some(first) = v.first() {
-                self.cache
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert((*text).to_owned(), first.clone());
-            }
-            return Ok(v);
         }
-        self.inner.embed(texts, kind)
+        Ok(out.into_iter().map(Option::unwrap_or_default).collect())
     }
 }
 
@@ -435,6 +543,7 @@ fn ask(
     let mut overall = Acc::default();
     let mut by_cat: BTreeMap<String, Acc> = BTreeMap::new();
     let mut times = Vec::with_capacity(queries.len());
+    let mut rankings = Vec::with_capacity(queries.len());
     for q in queries {
         let scope = Scope::owner(Some(q.conversation.clone()));
         let rq = RecallQuery::new(q.question.clone(), scope, max_k * 2, now);
@@ -449,6 +558,8 @@ fn ask(
         }
         let evidence: HashSet<&str> = q.evidence.iter().map(String::as_str).collect();
         overall.add(ks, &ranked, &evidence);
+        ranked.truncate(max_k);
+        rankings.push((q.id.clone(), ranked.clone()));
         by_cat.entry(category_label(&q.category)).or_default().add(ks, &ranked, &evidence);
     }
     times.sort_by(f64::total_cmp);
@@ -465,6 +576,7 @@ fn ask(
         name: String::new(),
         model_id: None,
         embed_ms: 0.0,
+        rankings,
     })
 }
 
@@ -513,6 +625,67 @@ mod tests {
         assert_eq!(parse_timestamp("2000-02-29T00:00:00Z"), Some(951_782_400_000));
         assert_eq!(parse_timestamp("nope"), None);
         assert_eq!(parse_timestamp("2023-13-01"), None);
+    }
+
+    fn doc(id: &str, session: Option<u32>, text: &str) -> EvalDoc {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "text": text, "conversation": "c", "session": session,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn turns_get_the_previous_turn_of_their_session_as_context() {
+        let docs = [
+            doc("c:D1:1", Some(1), "A: hi"),
+            doc("c:D1:2", Some(1), "B: hello"),
+            doc("c:D2:1", Some(2), "A: new day"),
+            doc("c:n", None, "a note"),
+        ];
+        let items = docs_to_items(&docs, true);
+        let ctx: Vec<Option<&str>> = items.iter().map(|(i, _)| i.context()).collect();
+        assert_eq!(ctx, [None, Some("A: hi"), None, None]);
+        assert_eq!(items[1].0.kind, ItemKind::Turn);
+        assert_eq!(
+            items[1].0.provenance,
+            Provenance::Turn { session_key: "c:S1".into(), turn_id: "2".into() }
+        );
+        assert_eq!(items[3].0.kind, ItemKind::Doc);
+        assert!(docs_to_items(&docs, false).iter().all(|(i, _)| i.context().is_none()));
+    }
+
+    /// Counts the texts it embeds.
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl Embedder for Counting {
+        fn model_id(&self) -> &str {
+            "m/1"
+        }
+        fn dim(&self) -> usize {
+            2
+        }
+        fn embed(&self, texts: &[&str], _: EmbedKind) -> cairn_embed::Result<Vec<Vec<f32>>> {
+            self.0.fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
+            Ok(texts.iter().map(|t| vec![t.len() as f32, 1.0]).collect())
+        }
+    }
+
+    #[test]
+    fn embed_cache_reuses_vectors_across_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = Arc::new(Counting(Default::default()));
+        let cache = EmbedCache::new(inner.clone(), Some(dir.path())).unwrap();
+        let first = cache.embed(&["ab", "abc"], EmbedKind::Document).unwrap();
+        cache.save().unwrap();
+        let cache = EmbedCache::new(inner.clone(), Some(dir.path())).unwrap();
+        assert_eq!(cache.len(), 2);
+        assert_eq!(
+            cache.embed(&["abc", "ab"], EmbedKind::Document).unwrap(),
+            [first[1].clone(), first[0].clone()]
+        );
+        // A query of the same text is another entry.
+        cache.embed(&["ab"], EmbedKind::Query).unwrap();
+        assert_eq!(inner.0.load(std::sync::atomic::Ordering::SeqCst), 3);
     }
 
     #[test]

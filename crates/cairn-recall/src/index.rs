@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";
@@ -48,6 +48,8 @@ pub(crate) struct Fields {
     pub kind: Field,
     pub title: Field,
     pub body: Field,
+    /// The item's context (a turn's previous turn): searchable, not stored.
+    pub context: Field,
     pub tags: Field,
     pub provenance: Field,
     pub content_hash: Field,
@@ -55,6 +57,7 @@ pub(crate) struct Fields {
     pub order_key: Field,
 }
 
+pub(crate) const F_CHUNK_ID: &str = "chunk_id";
 pub(crate) const F_PROJECT: &str = "project";
 pub(crate) const F_AUDIENCE: &str = "audience";
 pub(crate) const F_TAGS: &str = "tags";
@@ -76,13 +79,21 @@ fn schema() -> (Schema, Fields) {
             .set_index_option(IndexRecordOption::WithFreqs),
     );
     let fields = Fields {
-        chunk_id: b.add_text_field("chunk_id", STRING | STORED),
+        chunk_id: b.add_text_field(F_CHUNK_ID, STRING.set_fast("raw") | STORED),
         item_id: b.add_text_field("item_id", STRING | STORED),
         project: b.add_text_field(F_PROJECT, STRING.set_fast("raw") | STORED),
         audience: b.add_text_field(F_AUDIENCE, STRING.set_fast("raw") | STORED),
         kind: b.add_text_field("kind", STORED),
         title: b.add_text_field("title", text.clone()),
-        body: b.add_text_field("body", text),
+        body: b.add_text_field("body", text.clone()),
+        context: b.add_text_field(
+            "context",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(TOKENIZER_NAME)
+                    .set_index_option(IndexRecordOption::WithFreqs),
+            ),
+        ),
         tags: b.add_text_field(F_TAGS, STRING.set_fast("raw") | STORED),
         provenance: b.add_text_field("provenance", STORED),
         content_hash: b.add_text_field("content_hash", STORED),
@@ -326,6 +337,9 @@ impl ChunkWriter {
                 doc.add_text(f.title, tags.join(" "));
             }
             doc.add_text(f.body, &chunk.text);
+            if let Some(ctx) = item.context() {
+                doc.add_text(f.context, ctx);
+            }
             for t in &tags {
                 doc.add_text(f.tags, t);
             }

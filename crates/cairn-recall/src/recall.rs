@@ -17,7 +17,9 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::analyzer::{for_each_term, is_cjk};
 use crate::error::{Error, Result};
-use crate::index::{F_AUDIENCE, F_CREATED_AT, F_ORDER_KEY, F_PROJECT, F_TAGS, RecallIndex, hit_from_doc};
+use crate::index::{
+    F_AUDIENCE, F_CHUNK_ID, F_CREATED_AT, F_ORDER_KEY, F_PROJECT, F_TAGS, RecallIndex, hit_from_doc,
+};
 
 /// Lane names, as they appear in [`Hit::parts`], [`cairn_core::Why::lanes`] and [`LaneReport::name`].
 pub mod lane {
@@ -42,7 +44,8 @@ fn quantize(x: f32) -> f32 {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum Fusion {
-    /// `Σ weight × part`, each part normalised to `[0, 1]` (lexical: BM25 / best BM25 of the query).
+    /// `Σ weight × part`, each part normalised to `[0, 1]`: lexical and vector scores min-max over the
+    /// candidates (every candidate gets its cosine similarity, whichever lane found it).
     Weighted,
     /// Reciprocal rank fusion: `Σ weight / (k + rank in lane)`, for lanes whose scores do not compare.
     Rrf {
@@ -109,6 +112,9 @@ pub struct RecallSettings {
     pub half_life_days: f64,
     /// Multiplier of BM25 on the title field relative to the body (0: the title is not searched).
     pub title_boost: f32,
+    /// Multiplier of BM25 on an item's context (a turn's previous turn) relative to the body (0: the
+    /// context is not searched).
+    pub context_boost: f32,
     /// Candidates each lane contributes before fusion (at least `k`).
     pub pool: usize,
     /// At most this many distinct query terms are used (the rarest ones, for very long prompts).
@@ -116,6 +122,9 @@ pub struct RecallSettings {
     /// Lanes that run (`lexical`, `vector`, `tags`, `recency`); a lane also needs a weight above 0, and
     /// the vector lane an embedding model.
     pub lanes: Vec<String>,
+    /// Candidates the lexical lane contributes (at least `pool`): deeper than the hits asked for, so
+    /// fusion can lift a lexical runner-up the vector lane agrees with.
+    pub lexical_pool: usize,
     /// Candidates the vector lane contributes (at least `pool`).
     pub vector_pool: usize,
     /// Semantic fallback: when the lexical lane finds fewer than this many candidates, the vector lane
@@ -159,9 +168,11 @@ impl Default for RecallSettings {
             fusion: Fusion::Weighted,
             half_life_days: 30.0,
             title_boost: 2.0,
+            context_boost: 0.3,
             pool: 10,
             max_query_terms: 48,
             lanes: ALL_LANES.iter().map(|l| (*l).to_owned()).collect(),
+            lexical_pool: 50,
             vector_pool: 30,
             semantic_fallback: 3,
             mmr_lambda: 1.0,
@@ -441,6 +452,7 @@ impl Recaller {
         let searcher = self.reader.searcher();
         let s = &self.settings;
         let pool = s.pool.max(q.k);
+        let lexical_pool = s.lexical_pool.max(pool);
         let mut warnings = Vec::new();
         let mut lanes = Vec::new();
         let terms = self.query_terms(&searcher, &q.text);
@@ -449,7 +461,7 @@ impl Recaller {
         // Lexical lane.
         let started = Instant::now();
         if s.lane_on(lane::LEXICAL) && !terms.is_empty() {
-            match self.lexical(&searcher, &terms, &q.scope, pool) {
+            match self.lexical(&searcher, &terms, &q.scope, lexical_pool) {
                 Ok(top) => {
                     lanes.push(lane_report(lane::LEXICAL, LaneStatus::Ok, top.len(), started, None));
                     for (rank, c) in top.into_iter().enumerate() {
@@ -566,10 +578,34 @@ impl Recaller {
         }
         let recent_ids: BTreeSet<String> = recent.iter().map(|h| h.chunk_id.clone()).collect();
 
-        // Fusion.
-        let best_lex = cands.values().filter_map(|c| c.lexical.map(|l| l.0)).fold(0.0f32, f32::max);
-        let best_vec = cands.values().filter_map(|c| c.vector.map(|l| l.0)).fold(f32::MIN, f32::max);
-        let worst_vec = cands.values().filter_map(|c| c.vector.map(|l| l.0)).fold(f32::MAX, f32::min);
+        // Fusion. Complete scores first: every candidate of another lane gets its cosine similarity
+        // too (a lexical match just outside the vector pool is not scored as dissimilar).
+        let mut sims: HashMap<DocAddress, f32> =
+            cands.iter().filter_map(|(a, c)| c.vector.map(|v| (*a, v.0))).collect();
+        if let (Some(qv), Some(v)) = (&query_vec, &self.vectors) {
+            let missing: Vec<DocAddress> =
+                cands.iter().filter(|(_, c)| c.vector.is_none()).map(|(a, _)| *a).collect();
+            match self.chunk_ids(&searcher, &missing) {
+                Ok(ids) => {
+                    let index = v.index.read().unwrap_or_else(|e| e.into_inner());
+                    for (addr, id) in missing.iter().zip(ids) {
+                        if let Some(vec) = id.as_deref().and_then(|id| index.vector(id)) {
+                            sims.insert(*addr, cairn_vector::kernel::dot(qv, vec));
+                        }
+                    }
+                }
+                Err(e) => warnings.push(format!("reading chunk ids for fusion failed: {e}")),
+            }
+        }
+        // Both lanes are min-max normalised over the candidates, so the best of each lane scores 1 and
+        // its weakest candidate 0. The lexical floor is the pool's last score when the pool is full (a
+        // document just outside it scores about that), else 0 (every match is in: BM25 / best BM25).
+        let lex_scores = || cands.values().filter_map(|c| c.lexical.map(|l| l.0));
+        let best_lex = lex_scores().fold(0.0f32, f32::max);
+        let floor_lex =
+            if lexical_found >= lexical_pool { lex_scores().fold(best_lex, f32::min) } else { 0.0 };
+        let best_vec = sims.values().copied().fold(f32::MIN, f32::max);
+        let worst_vec = sims.values().copied().fold(f32::MAX, f32::min);
         let n_tags = query_tags.len().max(1) as f32;
         let recency_on = s.lane_on(lane::RECENCY)
             && lanes.iter().any(|l| l.name == lane::RECENCY && l.status == LaneStatus::Ok);
@@ -580,16 +616,18 @@ impl Recaller {
             by_recency.iter().enumerate().map(|(i, (_, a))| (*a, i)).collect();
         for (addr, c) in &cands {
             let mut parts = BTreeMap::new();
-            let lex = c.lexical.map(|(sc, _)| if best_lex > 0.0 { sc / best_lex } else { 0.0 });
-            let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / n_tags);
-            // Min-max within the lane's candidates: cosine similarities of one query crowd together.
-            let vec = c.vector.map(|(sc, _)| {
-                if best_vec > worst_vec { (sc - worst_vec) / (best_vec - worst_vec) } else { 1.0 }
+            let lex = c.lexical.map(|(sc, _)| {
+                if best_lex > floor_lex { (sc - floor_lex) / (best_lex - floor_lex) } else { 1.0 }
             });
+            let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / n_tags);
+            // Min-max over every candidate's similarity: cosine similarities of one query crowd together.
+            let sim = sims.get(addr).copied();
+            let vec = sim
+                .map(|sc| if best_vec > worst_vec { (sc - worst_vec) / (best_vec - worst_vec) } else { 1.0 });
             if let Some(l) = lex {
                 parts.insert(lane::LEXICAL.to_owned(), l);
             }
-            if let Some((sim, _)) = c.vector {
+            if let Some(sim) = sim {
                 parts.insert(lane::VECTOR.to_owned(), sim);
             }
             if let Some(t) = tag {
@@ -723,6 +761,38 @@ impl Recaller {
         Ok((out, qv))
     }
 
+    /// The chunk ids at `addrs` (from the `chunk_id` fast field), `None` where unreadable. Ordinals are
+    /// resolved in sorted batches per segment: one pass over the dictionary blocks.
+    fn chunk_ids(&self, searcher: &Searcher, addrs: &[DocAddress]) -> Result<Vec<Option<String>>> {
+        let mut out: Vec<Option<String>> = vec![None; addrs.len()];
+        let mut per_segment: BTreeMap<u32, Vec<(u64, usize)>> = BTreeMap::new();
+        for (i, addr) in addrs.iter().enumerate() {
+            per_segment.entry(addr.segment_ord).or_default().push((u64::from(addr.doc_id), i));
+        }
+        for (seg, docs) in per_segment {
+            let reader = searcher.segment_reader(seg);
+            let Some(col) = reader.fast_fields().str(F_CHUNK_ID).map_err(Error::engine("read fast field"))?
+            else {
+                continue;
+            };
+            let mut ords: Vec<(u64, usize)> = docs
+                .iter()
+                .filter_map(|&(doc, i)| col.term_ords(doc as DocId).next().map(|ord| (ord, i)))
+                .collect();
+            ords.sort_unstable();
+            let sorted: Vec<u64> = ords.iter().map(|(o, _)| *o).collect();
+            let mut next = ords.iter().map(|(_, i)| *i);
+            col.dictionary()
+                .sorted_ords_to_term_cb(&sorted, |bytes| {
+                    if let Some(i) = next.next() {
+                        out[i] = std::str::from_utf8(bytes).ok().map(str::to_owned);
+                    }
+                })
+                .map_err(|e| Error::Engine { action: "read fast field", source: e.into() })?;
+        }
+        Ok(out)
+    }
+
     /// The index address of a live chunk.
     fn address_of(&self, searcher: &Searcher, chunk_id: &str) -> Result<Option<DocAddress>> {
         let term = Term::from_field_text(self.index.fields.chunk_id, chunk_id);
@@ -830,7 +900,8 @@ impl Recaller {
         out
     }
 
-    /// BM25 over title (boosted) and body, an OR of the terms, block-max WAND, scope checked per document.
+    /// BM25 over title (boosted), body and context (damped), an OR of the terms, block-max WAND, scope
+    /// checked per document.
     fn lexical(
         &self,
         searcher: &Searcher,
@@ -853,6 +924,12 @@ impl Recaller {
                     TermQuery::new(Term::from_field_text(f.title, &t.term), IndexRecordOption::WithFreqs);
                 let boosted = BoostQuery::new(Box::new(title), self.settings.title_boost);
                 clauses.push((Occur::Should, Box::new(boosted)));
+            }
+            let context_boost = self.settings.context_boost;
+            if context_boost > 0.0 {
+                let ctx =
+                    TermQuery::new(Term::from_field_text(f.context, &t.term), IndexRecordOption::WithFreqs);
+                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(ctx), context_boost))));
             }
         }
         // A project much smaller than the index: drive the search by its posting list instead of pruning

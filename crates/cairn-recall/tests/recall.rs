@@ -399,6 +399,108 @@ fn rrf_fusion_and_lexical_only_weights() {
     assert!(res.hits.iter().all(|h| !h.parts.contains_key(lane::RECENCY)));
 }
 
+/// Three turns of one session, each with the turn before it as context (as capture records them).
+fn session() -> Vec<Item> {
+    let texts = [
+        "Caroline: I went to the LGBTQ support group yesterday.",
+        "Melanie: Wow, that sounds so powerful! How did it feel?",
+        "Melanie: I painted a lake sunrise last year.",
+    ];
+    let mut out: Vec<Item> = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let mut it = item(&format!("t{}", i + 1), "p", Audience::Private, "", text, &[], 0);
+        it.kind = ItemKind::Turn;
+        it.provenance = Provenance::Turn { session_key: "s".into(), turn_id: format!("{}", i + 1) };
+        if i > 0 {
+            it.set_context(texts[i - 1]);
+        }
+        out.push(it);
+    }
+    out
+}
+
+#[test]
+fn a_turn_is_found_through_the_turn_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &session());
+    w.commit(1).unwrap();
+    let lexical = RecallSettings::default().only_lanes(&[lane::LEXICAL]);
+    let r = Recaller::new(&index, lexical.clone()).unwrap();
+    // The reply names no support group; its context does. The turn that does still ranks first.
+    let res = ask(&r, "Caroline's support group", Scope::owner(None), 5);
+    assert_eq!(ids(&res), ["t1", "t2"]);
+    assert!(res.hits[1].score < res.hits[0].score);
+    // The hit shows the turn's own text, not its context.
+    assert_eq!(res.hits[1].text, "Melanie: Wow, that sounds so powerful! How did it feel?");
+    // Without the context field, the answer turn is out of reach.
+    let r = Recaller::new(&index, RecallSettings { context_boost: 0.0, ..lexical }).unwrap();
+    let res = ask(&r, "Caroline's support group", Scope::owner(None), 5);
+    assert_eq!(ids(&res), ["t1"]);
+}
+
+/// Embeds known texts as given unit vectors in the plane (cosine to the query = the given value).
+struct Table(Vec<(&'static str, f32)>);
+
+impl cairn_embed::Embedder for Table {
+    fn model_id(&self) -> &str {
+        "table"
+    }
+    fn dim(&self) -> usize {
+        2
+    }
+    fn embed(&self, texts: &[&str], _: cairn_embed::EmbedKind) -> cairn_embed::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let cos = self.0.iter().find(|(k, _)| k == t).map_or(1.0, |(_, c)| *c);
+                vec![cos, (1.0 - cos * cos).max(0.0).sqrt()]
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn fusion_keeps_the_exact_lexical_match_first() {
+    // A holds every query word and is close in meaning; B and D are closer paraphrases (B shares one
+    // weak word); C shares a word and little meaning. The vector pool holds only B and D.
+    let texts = [
+        ("a", "The GRIB parser crash: a truncated weather file.", 0.85),
+        ("b", "Why the data reader fell over, a short report.", 0.9),
+        ("d", "What made the forecast loader stop working.", 0.88),
+        ("c", "A report on the quarterly budget.", 0.3),
+    ];
+    let items: Vec<Item> =
+        texts.iter().map(|(id, text, _)| item(id, "p", Audience::Public, "", text, &[], 0)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &items);
+    w.commit(1).unwrap();
+    let table = Table(texts.iter().map(|(_, text, cos)| (*text, *cos)).collect());
+    let mut vectors = cairn_vector::VectorIndex::new("table", 2, Default::default());
+    for it in &items {
+        let v = cairn_embed::Embedder::embed(&table, &[it.text.as_str()], cairn_embed::EmbedKind::Document)
+            .unwrap()
+            .remove(0);
+        vectors.upsert(&Chunk::make_id(&it.id, 0), &it.id, "p", Audience::Public, &v).unwrap();
+    }
+    vectors.maintain();
+    let lane = cairn_recall::VectorLane {
+        embedder: std::sync::Arc::new(table),
+        index: std::sync::Arc::new(std::sync::RwLock::new(vectors)),
+    };
+    let settings = RecallSettings { vector_pool: 2, pool: 2, ..Default::default() }
+        .only_lanes(&[lane::LEXICAL, lane::VECTOR]);
+    let r = Recaller::new(&index, settings).unwrap().with_vectors(Some(lane));
+    let res = ask(&r, "GRIB parser crash report", Scope::owner(None), 2);
+    assert_eq!(ids(&res)[0], "a", "{:?}", res.hits.iter().map(|h| (&h.item_id, h.score)).collect::<Vec<_>>());
+    // A was not in the vector pool, yet its similarity counts.
+    assert!((res.hits[0].parts[lane::VECTOR] - 0.85).abs() < 1e-3, "{:?}", res.hits[0].parts);
+    assert_eq!(res.hits[0].why.ranks.get(lane::VECTOR), None);
+}
+
 #[test]
 fn empty_and_stop_word_queries_return_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -186,6 +186,8 @@ pub struct PendingChunk {
     pub heading: String,
     /// The chunk text.
     pub text: String,
+    /// The item's context (`metadata.context`: a turn's previous turn), empty when it has none.
+    pub context: String,
     /// The chunk's content hash, stored with its vector.
     pub content_hash: String,
 }
@@ -244,6 +246,9 @@ pub trait Store {
     fn tag_vocabulary(&self) -> Result<Vec<(String, u64)>>;
     /// Record a finished turn; idempotent per `(session_key, turn_id)`.
     fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome>;
+    /// The recorded turn of `session_key` just before `(ts, turn_id)` (turns are ordered by time, then
+    /// turn id), as its item.
+    fn previous_turn(&self, session_key: &str, ts: Millis, turn_id: &str) -> Result<Option<Item>>;
     /// Ingest-log entries after `seq`, collapsed to the last entry per item, in log order.
     fn changes_since(&self, seq: u64) -> Result<Vec<Change>>;
     /// The last ingest-log sequence (0 for an empty store).

@@ -316,12 +316,20 @@ fn decode_vector(row: &rusqlite::Row<'_>, dim: usize) -> rusqlite::Result<Result
     })())
 }
 
+/// The context (`metadata.context`) of an item from its metadata JSON; empty when absent or unreadable.
+fn context_of_metadata(metadata: &str) -> String {
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(metadata)
+        .ok()
+        .and_then(|m| m.get(cairn_core::CONTEXT_KEY).and_then(|v| v.as_str()).map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// Chunks (and whole-text chunks of chunkless items) lacking a current vector. `?1` model, `?2` dim.
 const PENDING_FROM: &str = "FROM (\
-     SELECT c.id AS chunk_id, c.item_id, i.title, c.heading, c.text, c.content_hash, c.ordinal \
-       FROM chunks c JOIN items i ON i.id = c.item_id \
+     SELECT c.id AS chunk_id, c.item_id, i.title, c.heading, c.text, c.content_hash, c.ordinal, \
+       i.metadata FROM chunks c JOIN items i ON i.id = c.item_id \
      UNION ALL \
-     SELECT i.id || '#0', i.id, i.title, '', i.text, i.content_hash, 0 FROM items i \
+     SELECT i.id || '#0', i.id, i.title, '', i.text, i.content_hash, 0, i.metadata FROM items i \
        WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.item_id = i.id)) p \
      WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = p.chunk_id AND v.model_id = ?1 \
        AND v.content_hash = p.content_hash AND v.dim = ?2)";
@@ -431,6 +439,21 @@ impl Store for SqliteStore {
         )?;
         tx.commit()?;
         Ok(TurnOutcome::Stored { item_id: turn.item.id.clone(), seq })
+    }
+
+    fn previous_turn(&self, session_key: &str, ts: Millis, turn_id: &str) -> Result<Option<Item>> {
+        let item_id: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT item_id FROM turns WHERE session_key = ?1 AND (ts < ?2 OR (ts = ?2 AND turn_id < ?3)) \
+                 ORDER BY ts DESC, turn_id DESC LIMIT 1",
+            )?
+            .query_row(params![session_key, ts, turn_id], |r| r.get(0))
+            .optional()?;
+        match item_id {
+            Some(id) => self.get_item(&id),
+            None => Ok(None),
+        }
     }
 
     fn changes_since(&self, seq: u64) -> Result<Vec<Change>> {
@@ -543,8 +566,8 @@ impl Store for SqliteStore {
 
     fn pending_vectors(&self, model_id: &str, dim: usize, limit: usize) -> Result<Vec<PendingChunk>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT p.chunk_id, p.item_id, p.title, p.heading, p.text, p.content_hash {PENDING_FROM} \
-             ORDER BY p.item_id, p.ordinal LIMIT ?3"
+            "SELECT p.chunk_id, p.item_id, p.title, p.heading, p.text, p.content_hash, p.metadata \
+             {PENDING_FROM} ORDER BY p.item_id, p.ordinal LIMIT ?3"
         ))?;
         let rows =
             stmt.query_map(params![model_id, dim as i64, limit.min(i64::MAX as usize) as i64], |r| {
@@ -555,6 +578,7 @@ impl Store for SqliteStore {
                     heading: r.get(3)?,
                     text: r.get(4)?,
                     content_hash: r.get(5)?,
+                    context: context_of_metadata(&r.get::<_, String>(6)?),
                 })
             })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use cairn_core::Scope;
-use cairn_recall::eval::{DocText, EvalOptions, EvalRun, evaluate_runs, load_corpus, load_queries};
+use cairn_recall::eval::{EvalOptions, EvalRun, evaluate_runs, load_corpus, load_queries};
 use cairn_recall::{ALL_LANES, Fusion, LaneWeights, RecallQuery, RecallSettings, Recaller, lane};
 use clap::Args;
 use serde::Serialize;
@@ -77,9 +77,9 @@ pub(crate) struct EvalRetrievalArgs {
     /// MMR λ (1: off; default `recall.mmr_lambda`)
     #[arg(long)]
     pub mmr: Option<f32>,
-    /// What each document is embedded as: plain, dated, previous_turn, dated_previous_turn
-    #[arg(long, default_value = "previous_turn")]
-    pub doc_text: String,
+    /// Documents stand alone: no turn is indexed or embedded with the turn before it
+    #[arg(long)]
+    pub no_turn_context: bool,
     /// Only questions of these conversations (comma-separated ids), e.g. to tune on one half and test
     /// on the other
     #[arg(long, value_delimiter = ',')]
@@ -87,6 +87,13 @@ pub(crate) struct EvalRetrievalArgs {
     /// Lexical only even when a model is installed
     #[arg(long)]
     pub no_model: bool,
+    /// Keep embeddings of documents and questions in this directory and reuse them across runs
+    /// (default: `eval-cache` in the data directory)
+    #[arg(long, conflicts_with = "no_embed_cache")]
+    pub embed_cache: Option<PathBuf>,
+    /// Embed everything afresh, keeping nothing
+    #[arg(long)]
+    pub no_embed_cache: bool,
     /// Machine-readable output
     #[arg(long)]
     pub json: bool,
@@ -226,13 +233,6 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
         anyhow::ensure!((0.0..=1.0).contains(&m), "`--mmr` must be within 0..=1");
         base.mmr_lambda = m;
     }
-    let doc_text: DocText = serde_json::from_value(serde_json::Value::String(args.doc_text.clone()))
-        .map_err(|_| {
-            anyhow::anyhow!(
-                "`--doc-text {}`: expected plain, dated, previous_turn or dated_previous_turn",
-                args.doc_text
-            )
-        })?;
     let specs: Vec<String> = if args.all_lanes {
         vec!["all".into()]
     } else if !args.lanes.is_empty() {
@@ -244,7 +244,7 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
     };
     let mut runs = Vec::new();
     for spec in &specs {
-        // `lanes@modifier@...`: rrf<k>, weighted, mmr<λ>, w<vector weight>, pool<n>.
+        // `lanes@modifier@...`: rrf<k>, weighted, mmr<λ>, w<vector weight>, pool<n>, ctx<context boost>.
         let mut pieces = spec.split('@');
         let lanes_part = pieces.next().unwrap_or_default();
         let mut base = base.clone();
@@ -258,13 +258,15 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
                 base.fusion = Fusion::Rrf { k: num("rrf")? };
             } else if m.starts_with("mmr") {
                 base.mmr_lambda = num("mmr")?;
+            } else if m.starts_with("ctx") {
+                base.context_boost = num("ctx")?;
             } else if m.starts_with("pool") {
                 base.vector_pool = num("pool")? as usize;
             } else if m.starts_with('w') {
                 base.weights.vector = num("w")?;
             } else {
                 anyhow::bail!(
-                    "`{spec}`: unknown modifier `{m}` (rrf<k>, weighted, mmr<λ>, w<weight>, pool<n>)"
+                    "`{spec}`: unknown modifier `{m}` (rrf<k>, weighted, mmr<λ>, w<weight>, pool<n>, ctx<boost>)"
                 );
             }
         }
@@ -290,8 +292,13 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
         ks: args.k.clone(),
         settings: base.clone(),
         embedder,
-        doc_text,
+        turn_context: !args.no_turn_context,
         vector: settings.vector.clone(),
+        embed_cache: if args.no_embed_cache {
+            None
+        } else {
+            Some(args.embed_cache.clone().unwrap_or_else(|| settings.data_dir.join("eval-cache")))
+        },
     };
     let reports = evaluate_runs(&docs, &queries, &opts, &runs)?;
     let stdout = std::io::stdout();
