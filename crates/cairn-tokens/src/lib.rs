@@ -88,12 +88,6 @@ impl Tokenizer {
         }
     }
 
-    /// Loads the vocabulary now (it is otherwise loaded on the first count): a one-shot process can
-    /// load it on another thread while it does other work.
-    pub fn preload(&self) {
-        let _ = self.bpe();
-    }
-
     /// Number of tokens in `text` (special tokens are counted as ordinary text).
     ///
     /// Exactly the BPE's own count: the text is split by the encoding's pre-tokenizer and each piece is

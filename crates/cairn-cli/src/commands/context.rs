@@ -228,9 +228,6 @@ pub(crate) fn context(args: ContextArgs, settings: &Settings) -> anyhow::Result<
     req.options.recency_share = c.recency_share;
     req.options.snippet_cap = c.snippet_cap;
     req.options.encoding = c.encoding;
-    // The BPE tables take tens of milliseconds to load: load them while the index opens and recall runs.
-    let encoding = c.encoding;
-    std::thread::spawn(move || cairn_tokens::Tokenizer::new(encoding).preload());
     req.options.redact = !args.no_redact;
     // Fail-open: when the index cannot be opened the block is empty and the receipt says why.
     let recaller = open_recaller(settings);
