@@ -229,7 +229,22 @@ impl<'a> Assembler<'a> {
         let mut ids: HashMap<&str, usize> = HashMap::new();
         let mut hashes: HashMap<&str, usize> = HashMap::new();
         let mut texts: HashMap<u128, usize> = HashMap::new();
-        for i in 0..self.cands.len() {
+        // Texts with equal near keys have equal prefix keys: a candidate whose prefix key no other
+        // candidate shares cannot be a near duplicate, and its full key (up to 4 KiB read) is skipped.
+        let mut prefixes: HashMap<u128, usize> = HashMap::new();
+        let prefix: Vec<Option<u128>> = self
+            .cands
+            .iter()
+            .map(|c| {
+                let p =
+                    matches!(c.state, State::Pending).then(|| text::near_key_prefix(&c.hit.text)).flatten();
+                if let Some(p) = p {
+                    *prefixes.entry(p).or_default() += 1;
+                }
+                p
+            })
+            .collect();
+        for (i, prefix) in prefix.iter().enumerate() {
             if !matches!(self.cands[i].state, State::Pending) {
                 continue;
             }
@@ -241,7 +256,9 @@ impl<'a> Assembler<'a> {
                     (!hit.content_hash.is_empty()).then(|| hashes.get(hit.content_hash.as_str())).flatten()
                 })
                 .or_else(|| {
-                    key = text::near_key(&hit.text);
+                    if prefix.is_some_and(|p| prefixes[&p] > 1) {
+                        key = text::near_key(&hit.text);
+                    }
                     key.as_ref().and_then(|k| texts.get(k))
                 })
                 .copied();

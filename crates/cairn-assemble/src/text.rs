@@ -284,20 +284,26 @@ const ASCII_KEY: [u8; 128] = {
     t
 };
 
-/// Two independent 64-bit FNV-1a streams: a 128-bit key without storing the normalised text.
+/// Two independent 64-bit FNV-1a streams: a 128-bit key without storing the normalised text. Hashes
+/// at most `room` bytes of the stream (the rest is ignored).
 struct KeyHasher {
     a: u64,
     b: u64,
     empty: bool,
+    room: usize,
 }
 
 impl KeyHasher {
-    fn new() -> Self {
-        Self { a: 0xcbf2_9ce4_8422_2325, b: 0x6c62_272e_07bb_0142, empty: true }
+    fn new(room: usize) -> Self {
+        Self { a: 0xcbf2_9ce4_8422_2325, b: 0x6c62_272e_07bb_0142, empty: true, room }
     }
 
     #[inline]
     fn push(&mut self, byte: u8) {
+        if self.room == 0 {
+            return;
+        }
+        self.room -= 1;
         self.a = (self.a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
         self.b = (self.b ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
         self.empty = false;
@@ -317,16 +323,31 @@ impl KeyHasher {
 /// A key equal for texts that differ only in case, punctuation, markup or spacing: a 128-bit hash
 /// of the normalised text (alphanumerics lowercased, one space between runs).
 pub(crate) fn near_key(text: &str) -> Option<u128> {
+    near_key_within(text, usize::MAX)
+}
+
+/// Normalised bytes hashed by [`near_key_prefix`].
+pub(crate) const NEAR_PREFIX_BYTES: usize = 256;
+
+/// The hash of the first [`NEAR_PREFIX_BYTES`] bytes of what [`near_key`] hashes: texts with equal
+/// near keys have equal prefix keys, so a text whose prefix key is unique among the candidates needs
+/// no full key (which reads up to 4 KiB).
+pub(crate) fn near_key_prefix(text: &str) -> Option<u128> {
+    near_key_within(text, NEAR_PREFIX_BYTES)
+}
+
+/// [`near_key`] over the first `room` bytes of the normalised stream.
+fn near_key_within(text: &str, room: usize) -> Option<u128> {
     let mut end = text.len().min(NEAR_KEY_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
     let head = &text[..end];
     let bytes = head.as_bytes();
-    let mut key = KeyHasher::new();
+    let mut key = KeyHasher::new(room);
     let mut gap = false;
     let mut i = 0;
-    while i < bytes.len() {
+    while i < bytes.len() && key.room > 0 {
         let b = bytes[i];
         if b < 128 {
             i += 1;
@@ -522,6 +543,24 @@ mod tests {
         assert_ne!(key("🙂"), key("🙃"));
         let long = "word ".repeat(5000);
         assert_ne!(key(&long), key(&format!("{long}more")));
+    }
+
+    proptest::proptest! {
+        /// Equal near keys imply equal prefix keys (the dedupe skips full keys on that basis), and a
+        /// text whose normalised form fits the prefix gets a prefix key that tells it apart as well.
+        #[test]
+        fn prefix_keys_are_implied(a in "[a-cA-C ,.\n]{0,300}", b in "[a-cA-C ,.\n]{0,300}", e in "[ ,.!]{0,4}") {
+            let spaced = format!("{e}{}{e}", a.to_uppercase().replace(' ', "  "));
+            if near_key(&a) == near_key(&spaced) {
+                proptest::prop_assert_eq!(near_key_prefix(&a), near_key_prefix(&spaced));
+            }
+            if near_key(&a) == near_key(&b) {
+                proptest::prop_assert_eq!(near_key_prefix(&a), near_key_prefix(&b));
+            }
+            if a.len() < NEAR_PREFIX_BYTES / 2 {
+                proptest::prop_assert_eq!(near_key_prefix(&a) == near_key_prefix(&b), near_key(&a) == near_key(&b));
+            }
+        }
     }
 
     #[test]

@@ -5,9 +5,13 @@ use std::path::{Path, PathBuf};
 use cairn_core::{Audience, Chunk, Hit, Item, ItemKind, Provenance};
 use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
+use tantivy::schema::document::{
+    DeserializeError, DocumentDeserialize, DocumentDeserializer, ValueDeserialize, ValueDeserializer,
+    ValueVisitor,
+};
 use tantivy::schema::{
     Field, FieldType, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
-    TextOptions, Value,
+    TextOptions,
 };
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, IndexSettings, TantivyDocument, Term};
@@ -71,6 +75,24 @@ pub(crate) fn order_key(chunk_id: &str) -> u64 {
     u64::from_str_radix(&cairn_core::content_hash(chunk_id.as_bytes())[..16], 16).unwrap_or(0)
 }
 
+/// Field ids, in the order [`schema`] adds the fields (checked there): the stored-hit reader matches on
+/// them without a schema at hand.
+struct FieldId;
+
+impl FieldId {
+    const CHUNK_ID: u32 = 0;
+    const ITEM_ID: u32 = 1;
+    const PROJECT: u32 = 2;
+    const AUDIENCE: u32 = 3;
+    const KIND: u32 = 4;
+    const TITLE: u32 = 5;
+    const BODY: u32 = 6;
+    const TAGS: u32 = 7;
+    const PROVENANCE: u32 = 8;
+    const CONTENT_HASH: u32 = 9;
+    const CREATED_AT: u32 = 10;
+}
+
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let text = TextOptions::default().set_stored().set_indexing_options(
@@ -100,6 +122,20 @@ fn schema() -> (Schema, Fields) {
         created_at: b.add_i64_field(F_CREATED_AT, NumericOptions::default().set_fast().set_stored()),
         order_key: b.add_u64_field(F_ORDER_KEY, NumericOptions::default().set_fast()),
     };
+    let ids = [
+        (fields.chunk_id, FieldId::CHUNK_ID),
+        (fields.item_id, FieldId::ITEM_ID),
+        (fields.project, FieldId::PROJECT),
+        (fields.audience, FieldId::AUDIENCE),
+        (fields.kind, FieldId::KIND),
+        (fields.title, FieldId::TITLE),
+        (fields.body, FieldId::BODY),
+        (fields.tags, FieldId::TAGS),
+        (fields.provenance, FieldId::PROVENANCE),
+        (fields.content_hash, FieldId::CONTENT_HASH),
+        (fields.created_at, FieldId::CREATED_AT),
+    ];
+    assert!(ids.iter().all(|(f, id)| f.field_id() == *id), "FieldId follows the schema's order");
     (b.build(), fields)
 }
 
@@ -387,28 +423,105 @@ impl ChunkWriter {
     }
 }
 
-/// Builds a [`Hit`] (with empty score, parts and reasons) from a stored document.
-pub(crate) fn hit_from_doc(f: &Fields, doc: &TantivyDocument) -> Hit {
-    let text =
-        |field: Field| doc.get_first(field).and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-    let kind = text(f.kind).parse().unwrap_or(ItemKind::Doc);
-    let provenance = serde_json::from_str(&text(f.provenance))
-        .unwrap_or_else(|_| Provenance::External { source: "unknown".into() });
-    let audience = if text(f.audience) == "public" { Audience::Public } else { Audience::Private };
-    Hit {
-        chunk_id: text(f.chunk_id),
-        item_id: text(f.item_id),
-        project: text(f.project),
-        kind,
-        title: text(f.title),
-        text: text(f.body),
-        tags: doc.get_all(f.tags).filter_map(|v| v.as_str().map(str::to_owned)).collect(),
-        audience,
-        provenance,
-        content_hash: text(f.content_hash),
-        created_at: doc.get_first(f.created_at).and_then(|v| v.as_i64()).unwrap_or_default(),
-        score: 0.0,
-        parts: Default::default(),
-        why: Default::default(),
+/// A [`Hit`] (with empty score, parts and reasons) read straight from a stored document: each stored
+/// string is decoded once, into the hit (no intermediate document).
+pub(crate) struct StoredHit(pub Hit);
+
+/// A stored value as [`StoredHit`] needs it.
+enum Stored {
+    Str(String),
+    I64(i64),
+    Other,
+}
+
+struct StoredVisitor;
+
+impl ValueVisitor for StoredVisitor {
+    type Value = Stored;
+
+    fn visit_null(&self) -> Result<Stored, DeserializeError> {
+        Ok(Stored::Other)
+    }
+
+    fn visit_string(&self, val: String) -> Result<Stored, DeserializeError> {
+        Ok(Stored::Str(val))
+    }
+
+    fn visit_u64(&self, _val: u64) -> Result<Stored, DeserializeError> {
+        Ok(Stored::Other)
+    }
+
+    fn visit_i64(&self, val: i64) -> Result<Stored, DeserializeError> {
+        Ok(Stored::I64(val))
+    }
+
+    fn visit_f64(&self, _val: f64) -> Result<Stored, DeserializeError> {
+        Ok(Stored::Other)
+    }
+
+    fn visit_bool(&self, _val: bool) -> Result<Stored, DeserializeError> {
+        Ok(Stored::Other)
+    }
+}
+
+impl ValueDeserialize for Stored {
+    fn deserialize<'de, D>(deserializer: D) -> Result<Self, DeserializeError>
+    where
+        D: ValueDeserializer<'de>,
+    {
+        deserializer.deserialize_any(StoredVisitor)
+    }
+}
+
+impl DocumentDeserialize for StoredHit {
+    fn deserialize<'de, D>(mut deserializer: D) -> Result<Self, DeserializeError>
+    where
+        D: DocumentDeserializer<'de>,
+    {
+        let mut hit = Hit {
+            chunk_id: String::new(),
+            item_id: String::new(),
+            project: String::new(),
+            kind: ItemKind::Doc,
+            title: String::new(),
+            text: String::new(),
+            tags: Vec::new(),
+            audience: Audience::Private,
+            provenance: Provenance::External { source: "unknown".into() },
+            content_hash: String::new(),
+            created_at: 0,
+            score: 0.0,
+            parts: Default::default(),
+            why: Default::default(),
+        };
+        let mut title = false;
+        while let Some((field, value)) = deserializer.next_field::<Stored>()? {
+            let id = field.field_id();
+            match value {
+                Stored::Str(s) if id == FieldId::CHUNK_ID => hit.chunk_id = s,
+                Stored::Str(s) if id == FieldId::ITEM_ID => hit.item_id = s,
+                Stored::Str(s) if id == FieldId::PROJECT => hit.project = s,
+                Stored::Str(s) if id == FieldId::AUDIENCE => {
+                    hit.audience = if s == "public" { Audience::Public } else { Audience::Private }
+                }
+                Stored::Str(s) if id == FieldId::KIND => hit.kind = s.parse().unwrap_or(ItemKind::Doc),
+                // The first title value is the title; a second one holds the tags as words.
+                Stored::Str(s) if id == FieldId::TITLE && !title => {
+                    hit.title = s;
+                    title = true;
+                }
+                Stored::Str(s) if id == FieldId::BODY => hit.text = s,
+                Stored::Str(s) if id == FieldId::TAGS => hit.tags.push(s),
+                Stored::Str(s) if id == FieldId::PROVENANCE => {
+                    if let Ok(p) = serde_json::from_str(&s) {
+                        hit.provenance = p;
+                    }
+                }
+                Stored::Str(s) if id == FieldId::CONTENT_HASH => hit.content_hash = s,
+                Stored::I64(v) if id == FieldId::CREATED_AT => hit.created_at = v,
+                _ => {}
+            }
+        }
+        Ok(StoredHit(hit))
     }
 }

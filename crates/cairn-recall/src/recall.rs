@@ -10,6 +10,7 @@ use cairn_embed::{EmbedKind, Embedder};
 use cairn_vector::VectorIndex;
 use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
+use tantivy::query::Scorer as _;
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocId, DocSet, IndexReader, ReloadPolicy, Searcher, SegmentReader, Term};
@@ -18,7 +19,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::analyzer::{for_each_term, is_cjk};
 use crate::error::{Error, Result};
 use crate::index::{
-    F_AUDIENCE, F_CHUNK_ID, F_CREATED_AT, F_ORDER_KEY, F_PROJECT, F_TAGS, RecallIndex, hit_from_doc,
+    F_AUDIENCE, F_CHUNK_ID, F_CREATED_AT, F_ORDER_KEY, F_PROJECT, F_TAGS, RecallIndex, StoredHit,
 };
 
 /// Lane names, as they appear in [`Hit::parts`], [`cairn_core::Why::lanes`] and [`LaneReport::name`].
@@ -254,7 +255,7 @@ pub struct Recaller {
     index: RecallIndex,
     reader: IndexReader,
     settings: RecallSettings,
-    recent_cache: Mutex<Option<(u64, ByDate)>>,
+    recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
     vectors: Option<VectorLane>,
 }
 
@@ -364,6 +365,10 @@ impl TopN {
             *top = s;
         }
         self.threshold()
+    }
+
+    fn is_full(&self) -> bool {
+        self.heap.len() >= self.n
     }
 
     fn threshold(&self) -> f32 {
@@ -1058,7 +1063,8 @@ impl Recaller {
     }
 
     /// Chunks carrying the query tags, most tags first (ties: index order; recency re-ranks them in
-    /// fusion). Pruned: once the pool is full, only chunks with more tags are looked at.
+    /// fusion). Stops once the pool is full of chunks carrying every query tag: later chunks can only
+    /// tie, and ties go to the earlier chunk.
     fn tag_lane(
         &self,
         searcher: &Searcher,
@@ -1074,7 +1080,30 @@ impl Recaller {
                 (Occur::Should, Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>)
             })
             .collect();
-        self.top_n(searcher, &BooleanQuery::new(clauses), &q.scope, pool)
+        let query = BooleanQuery::new(clauses);
+        let weight =
+            query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
+        let most = tags.len() as f32;
+        let mut top = TopN::new(pool);
+        'segments: for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let seg = SegmentScope::new(reader, &q.scope)?;
+            if seg.excludes_all() {
+                continue;
+            }
+            let mut scorer = weight.scorer(reader, 1.0).map_err(Error::engine("search"))?;
+            let mut doc = scorer.doc();
+            while doc != tantivy::TERMINATED {
+                if seg.admits(doc) {
+                    let threshold =
+                        top.push(Scored { score: scorer.score(), addr: DocAddress::new(ord as u32, doc) });
+                    if top.is_full() && threshold >= most {
+                        break 'segments;
+                    }
+                }
+                doc = scorer.advance();
+            }
+        }
+        Ok(top.into_sorted())
     }
 
     /// Fills `matched_tags` and `recency` of every candidate from fast fields.
@@ -1125,25 +1154,65 @@ impl Recaller {
 
     /// The newest `n` chunks in scope (same date: ordered by a key derived from the chunk id).
     fn recent(&self, searcher: &Searcher, scope: &Scope, n: usize) -> Result<Vec<(Millis, DocAddress)>> {
-        let by_date = self.by_date(searcher)?;
         let scopes: Vec<SegmentScope<'_>> =
             searcher.segment_readers().iter().map(|r| SegmentScope::new(r, scope)).collect::<Result<_>>()?;
-        Ok(by_date
-            .iter()
-            .filter(|(_, a)| scopes[a.segment_ord as usize].admits(a.doc_id))
-            .take(n)
-            .copied()
-            .collect())
+        if let Some(by_date) = self.by_date(searcher)? {
+            return Ok(by_date
+                .iter()
+                .filter(|(_, a)| scopes[a.segment_ord as usize].admits(a.doc_id))
+                .take(n)
+                .copied()
+                .collect());
+        }
+        // The first query of this index generation (a one-shot process asks only once): select the
+        // newest `n` without sorting every chunk. The order is the sorted list's: date descending,
+        // then the chunk-id key, then the address.
+        type Rank = (std::cmp::Reverse<Millis>, u64, DocAddress);
+        let mut heap: BinaryHeap<Rank> = BinaryHeap::with_capacity(n + 1);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let created = reader.fast_fields().i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            let order = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
+            let seg = &scopes[ord];
+            if seg.excludes_all() {
+                continue;
+            }
+            for doc in reader.doc_ids_alive() {
+                let date = created.first(doc).unwrap_or(0);
+                if heap.len() >= n && heap.peek().is_some_and(|top| date < top.0.0) {
+                    continue;
+                }
+                if !seg.admits(doc) {
+                    continue;
+                }
+                let rank = (
+                    std::cmp::Reverse(date),
+                    order.first(doc).unwrap_or(0),
+                    DocAddress::new(ord as u32, doc),
+                );
+                if heap.len() < n {
+                    heap.push(rank);
+                } else if let Some(mut top) = heap.peek_mut()
+                    && rank < *top
+                {
+                    *top = rank;
+                }
+            }
+        }
+        Ok(heap.into_sorted_vec().into_iter().map(|(date, _, addr)| (date.0, addr)).collect())
     }
 
-    /// Every chunk, newest first; computed once per index generation.
-    fn by_date(&self, searcher: &Searcher) -> Result<ByDate> {
+    /// Every chunk, newest first; computed once per index generation, from its second query on
+    /// (`None` for the first).
+    fn by_date(&self, searcher: &Searcher) -> Result<Option<ByDate>> {
         let generation = searcher.generation().generation_id();
         let mut cache = self.recent_cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((g, list)) = cache.as_ref()
-            && *g == generation
-        {
-            return Ok(list.clone());
+        match cache.as_ref() {
+            Some((g, Some(list))) if *g == generation => return Ok(Some(list.clone())),
+            Some((g, None)) if *g == generation => {}
+            _ => {
+                *cache = Some((generation, None));
+                return Ok(None);
+            }
         }
         let mut keyed = Vec::with_capacity(searcher.num_docs() as usize);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
@@ -1158,13 +1227,13 @@ impl Recaller {
         keyed.sort_unstable_by(|a, b| b.0.0.cmp(&a.0.0).then(a.0.1.cmp(&b.0.1)).then_with(|| a.1.cmp(&b.1)));
         let list =
             Arc::new(keyed.into_iter().map(|((created, _), addr)| (created, addr)).collect::<Vec<_>>());
-        *cache = Some((generation, list.clone()));
-        Ok(list)
+        *cache = Some((generation, Some(list.clone())));
+        Ok(Some(list))
     }
 
     fn load_hit(&self, searcher: &Searcher, addr: DocAddress) -> Result<Hit> {
-        let doc = searcher.doc(addr).map_err(Error::engine("read stored document"))?;
-        Ok(hit_from_doc(&self.index.fields, &doc))
+        let StoredHit(hit) = searcher.doc(addr).map_err(Error::engine("read stored document"))?;
+        Ok(hit)
     }
 
     /// Sets `why.terms`: the query words whose terms occur in each hit's title or body.
