@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";
@@ -108,6 +108,12 @@ fn schema() -> (Schema, Fields) {
         kind: b.add_text_field("kind", STORED),
         title: b.add_text_field("title", text.clone()),
         body: b.add_text_field("body", text.clone()),
+        tags: b.add_text_field(F_TAGS, STRING.set_fast("raw") | STORED),
+        provenance: b.add_text_field("provenance", STORED),
+        content_hash: b.add_text_field("content_hash", STORED),
+        created_at: b.add_i64_field(F_CREATED_AT, NumericOptions::default().set_fast().set_stored()),
+        order_key: b.add_u64_field(F_ORDER_KEY, NumericOptions::default().set_fast()),
+        // Last: the stored fields' ids (`FieldId`) are positions in the schema.
         context: b.add_text_field(
             "context",
             TextOptions::default().set_indexing_options(
@@ -116,11 +122,6 @@ fn schema() -> (Schema, Fields) {
                     .set_index_option(IndexRecordOption::WithFreqs),
             ),
         ),
-        tags: b.add_text_field(F_TAGS, STRING.set_fast("raw") | STORED),
-        provenance: b.add_text_field("provenance", STORED),
-        content_hash: b.add_text_field("content_hash", STORED),
-        created_at: b.add_i64_field(F_CREATED_AT, NumericOptions::default().set_fast().set_stored()),
-        order_key: b.add_u64_field(F_ORDER_KEY, NumericOptions::default().set_fast()),
     };
     let ids = [
         (fields.chunk_id, FieldId::CHUNK_ID),
