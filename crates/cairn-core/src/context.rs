@@ -10,6 +10,10 @@ use crate::Item;
 /// The [`Item::metadata`] key holding the context.
 pub const CONTEXT_KEY: &str = "context";
 
+/// The [`Item::metadata`] key holding the id of the item just before this one in its sequence: a
+/// turn's previous turn in its session. Recall lets consecutive turns lend each other score.
+pub const PREVIOUS_KEY: &str = "previous";
+
 /// Longest context kept, in bytes: about a hundred tokens, at most half the 256-token window of small
 /// sentence embedders, so the item's own text always keeps most of the window.
 pub const MAX_CONTEXT_BYTES: usize = 512;
@@ -18,6 +22,20 @@ impl Item {
     /// The item's context (see [the module](self)), when it has one.
     pub fn context(&self) -> Option<&str> {
         self.metadata.get(CONTEXT_KEY).and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty())
+    }
+
+    /// The id of the item before this one in its sequence (see [`PREVIOUS_KEY`]), when it has one.
+    pub fn previous(&self) -> Option<&str> {
+        self.metadata.get(PREVIOUS_KEY).and_then(|v| v.as_str()).filter(|s| !s.is_empty())
+    }
+
+    /// Records the item before this one in its sequence (an empty id removes it).
+    pub fn set_previous(&mut self, item_id: &str) {
+        if item_id.is_empty() {
+            self.metadata.remove(PREVIOUS_KEY);
+        } else {
+            self.metadata.insert(PREVIOUS_KEY.to_owned(), serde_json::Value::String(item_id.to_owned()));
+        }
     }
 
     /// Sets the context (an empty text removes it), cut as [`context_of`] does.

@@ -18,7 +18,7 @@ mod item;
 mod lane;
 mod scope;
 
-pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, context_of, embed_text};
+pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, PREVIOUS_KEY, context_of, embed_text};
 pub use hash::content_hash;
 pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
 pub use lane::{LaneReport, LaneStatus};

@@ -336,6 +336,7 @@ pub fn capture(
     // The turn before it in the session situates it: recall indexes and embeds it as the turn's context.
     if let Some(prev) = store.previous_turn(&input.session_key, ts, &turn_id)? {
         item.set_context(&prev.text);
+        item.set_previous(&prev.id);
     }
     let record = TurnRecord {
         session_key: input.session_key.clone(),
@@ -386,7 +387,7 @@ mod tests {
     }
 
     #[test]
-    fn a_turn_carries_the_previous_turn_as_context() {
+    fn a_turn_carries_the_previous_turn_as_context_and_link() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = cairn_store::SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
         let opts = CaptureOptions::default();
@@ -411,6 +412,10 @@ mod tests {
         assert_eq!(get(&first).context(), None);
         assert_eq!(get(&second).context(), Some("User: Which GRIB file broke?\n\nAssistant: ok"));
         assert_eq!(get(&third).context(), None, "another session's turn is no context");
+        // The link recall lends score along.
+        assert_eq!(get(&first).previous(), None);
+        assert_eq!(get(&second).previous(), Some(first.as_str()));
+        assert_eq!(get(&third).previous(), None);
     }
 
     #[test]

@@ -270,8 +270,8 @@ fn session_key(doc: &EvalDoc) -> Option<String> {
 }
 
 /// Every document as an item and chunk (see [`doc_to_item`]); with `turn_context`, each turn's context
-/// is the turn before it in the corpus when both are of the same session, as capture does with the
-/// previous recorded turn.
+/// (and previous item) is the turn before it in the corpus when both are of the same session, as capture
+/// does with the previous recorded turn.
 pub fn docs_to_items(docs: &[EvalDoc], turn_context: bool) -> Vec<(Item, Chunk)> {
     let mut out: Vec<(Item, Chunk)> = Vec::with_capacity(docs.len());
     for (i, doc) in docs.iter().enumerate() {
@@ -282,6 +282,7 @@ pub fn docs_to_items(docs: &[EvalDoc], turn_context: bool) -> Vec<(Item, Chunk)>
             && session_key(&docs[i - 1]).as_deref() == Some(key.as_str())
         {
             item.set_context(&docs[i - 1].text);
+            item.set_previous(&docs[i - 1].id);
         }
         out.push((item, chunk));
     }
@@ -645,6 +646,8 @@ mod tests {
         let items = docs_to_items(&docs, true);
         let ctx: Vec<Option<&str>> = items.iter().map(|(i, _)| i.context()).collect();
         assert_eq!(ctx, [None, Some("A: hi"), None, None]);
+        let previous: Vec<Option<&str>> = items.iter().map(|(i, _)| i.previous()).collect();
+        assert_eq!(previous, [None, Some("c:D1:1"), None, None]);
         assert_eq!(items[1].0.kind, ItemKind::Turn);
         assert_eq!(
             items[1].0.provenance,

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";
@@ -59,6 +59,9 @@ pub(crate) struct Fields {
     pub content_hash: Field,
     pub created_at: Field,
     pub order_key: Field,
+    /// [`order_key`] of the item id, and of the id of the item before it in its sequence (0: none).
+    pub item_key: Field,
+    pub previous_key: Field,
 }
 
 pub(crate) const F_CHUNK_ID: &str = "chunk_id";
@@ -69,6 +72,14 @@ pub(crate) const F_CREATED_AT: &str = "created_at";
 /// A fast u64 derived from the chunk id only: breaks ties (same date) the same way whatever the
 /// index's document order.
 pub(crate) const F_ORDER_KEY: &str = "order_key";
+/// Fast u64s linking consecutive turns: the item's key, and its previous item's key (0: none).
+pub(crate) const F_ITEM_KEY: &str = "item_key";
+pub(crate) const F_PREVIOUS_KEY: &str = "previous_key";
+
+/// The key of an item in [`F_ITEM_KEY`] / [`F_PREVIOUS_KEY`]: never 0, which means "none".
+pub(crate) fn sequence_key(item_id: &str) -> u64 {
+    order_key(item_id).max(1)
+}
 
 /// The tie-break key of a chunk id (the first 64 bits of its content hash).
 pub(crate) fn order_key(chunk_id: &str) -> u64 {
@@ -122,6 +133,8 @@ fn schema() -> (Schema, Fields) {
                     .set_index_option(IndexRecordOption::WithFreqs),
             ),
         ),
+        item_key: b.add_u64_field(F_ITEM_KEY, NumericOptions::default().set_fast()),
+        previous_key: b.add_u64_field(F_PREVIOUS_KEY, NumericOptions::default().set_fast()),
     };
     let ids = [
         (fields.chunk_id, FieldId::CHUNK_ID),
@@ -384,6 +397,8 @@ impl ChunkWriter {
             doc.add_text(f.content_hash, &chunk.content_hash);
             doc.add_i64(f.created_at, item.created_at);
             doc.add_u64(f.order_key, order_key(&chunk.id));
+            doc.add_u64(f.item_key, sequence_key(&item.id));
+            doc.add_u64(f.previous_key, item.previous().map_or(0, sequence_key));
             self.writer.add_document(doc).map_err(Error::engine("add document"))?;
         }
         Ok(())

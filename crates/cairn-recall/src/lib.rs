@@ -67,6 +67,7 @@ mod error;
 pub mod eval;
 mod index;
 mod recall;
+mod stats;
 
 pub use analyzer::{STOP_WORDS, analyze};
 pub use error::{Error, ErrorKind, Result};

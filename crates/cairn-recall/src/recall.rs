@@ -19,8 +19,10 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::analyzer::{for_each_term, is_cjk};
 use crate::error::{Error, Result};
 use crate::index::{
-    F_AUDIENCE, F_CHUNK_ID, F_CREATED_AT, F_ORDER_KEY, F_PROJECT, F_TAGS, RecallIndex, StoredHit,
+    F_AUDIENCE, F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_ORDER_KEY, F_PREVIOUS_KEY, F_PROJECT, F_TAGS,
+    RecallIndex, StoredHit,
 };
+use crate::stats::{self, ScopeCounts, ScopedStats};
 
 /// Lane names, as they appear in [`Hit::parts`], [`cairn_core::Why::lanes`] and [`LaneReport::name`].
 pub mod lane {
@@ -32,6 +34,9 @@ pub mod lane {
     pub const TAGS: &str = "tags";
     /// Exponential decay by age.
     pub const RECENCY: &str = "recency";
+    /// Score lent by the turn just before or after in the same session (not a lane of its own: it
+    /// only moves candidates the lanes found).
+    pub const NEIGHBOUR: &str = "neighbour";
 }
 
 const MS_PER_DAY: f64 = 86_400_000.0;
@@ -134,6 +139,13 @@ pub struct RecallSettings {
     /// Maximal marginal relevance re-ranking of the fused list: `λ·relevance − (1−λ)·max similarity to
     /// the hits above` (needs vectors). 1.0 (or no model) leaves the order alone.
     pub mmr_lambda: f32,
+    /// BM25 statistics (document frequencies) counted over the documents in the query's scope, not the
+    /// whole index, whenever the scope restricts the project or hides private items (see `stats.rs`).
+    pub scoped_statistics: bool,
+    /// Consecutive conversation turns lend each other score: a candidate gains this share of the best
+    /// fused score of the turn just before or after it in its session, when that turn is a candidate
+    /// too (an answer sits next to the question that names its subject). 0: off.
+    pub neighbour_boost: f32,
 }
 
 impl RecallSettings {
@@ -177,6 +189,8 @@ impl Default for RecallSettings {
             vector_pool: 30,
             semantic_fallback: 3,
             mmr_lambda: 1.0,
+            scoped_statistics: true,
+            neighbour_boost: 0.3,
         }
     }
 }
@@ -257,6 +271,7 @@ pub struct Recaller {
     settings: RecallSettings,
     recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
     vectors: Option<VectorLane>,
+    scope_counts: Arc<ScopeCounts>,
 }
 
 impl std::fmt::Debug for Recaller {
@@ -266,14 +281,14 @@ impl std::fmt::Debug for Recaller {
 }
 
 /// Per-segment scope check through fast fields: project and audience ordinals of that segment.
-struct SegmentScope<'a> {
+pub(crate) struct SegmentScope<'a> {
     reader: &'a SegmentReader,
     project: Option<(Column<u64>, Option<u64>)>,
     public: Option<(Column<u64>, Option<u64>)>,
 }
 
 impl<'a> SegmentScope<'a> {
-    fn new(reader: &'a SegmentReader, scope: &Scope) -> Result<Self> {
+    pub(crate) fn new(reader: &'a SegmentReader, scope: &Scope) -> Result<Self> {
         let ff = reader.fast_fields();
         let str_col = |name: &str| -> Result<Option<StrColumn>> {
             ff.str(name).map_err(|e| Error::Engine { action: "read fast field", source: e })
@@ -299,16 +314,19 @@ impl<'a> SegmentScope<'a> {
     }
 
     /// Whether nothing in this segment can be in scope.
-    fn excludes_all(&self) -> bool {
+    pub(crate) fn excludes_all(&self) -> bool {
         matches!(&self.project, Some((_, None))) || matches!(&self.public, Some((_, None)))
     }
 
     /// Whether the (alive) document is in scope.
     #[inline]
     fn admits(&self, doc: DocId) -> bool {
-        if self.reader.is_deleted(doc) {
-            return false;
-        }
+        !self.reader.is_deleted(doc) && self.in_scope(doc)
+    }
+
+    /// Whether the document, deleted or not, is in scope.
+    #[inline]
+    pub(crate) fn in_scope(&self, doc: DocId) -> bool {
         for check in [&self.project, &self.public].into_iter().flatten() {
             match check {
                 (col, Some(ord)) => {
@@ -422,7 +440,14 @@ impl Recaller {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(Error::engine("open reader"))?;
-        Ok(Recaller { index: index.clone(), reader, settings, recent_cache: Mutex::new(None), vectors: None })
+        Ok(Recaller {
+            index: index.clone(),
+            reader,
+            settings,
+            recent_cache: Mutex::new(None),
+            vectors: None,
+            scope_counts: Default::default(),
+        })
     }
 
     /// Adds the vector lane (or removes it with `None`).
@@ -664,6 +689,12 @@ impl Recaller {
             }
             fused.push((quantize(score), *addr, parts));
         }
+        if s.neighbour_boost > 0.0
+            && fused.len() > 1
+            && let Err(e) = self.lend_neighbour_scores(&searcher, &mut fused, s.neighbour_boost)
+        {
+            warnings.push(format!("reading turn links failed: {e}"));
+        }
         fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         if s.mmr_lambda < 1.0
             && query_vec.is_some()
@@ -704,6 +735,9 @@ impl Recaller {
                     }
                     if recent_ids.contains(&hit.chunk_id) {
                         hit.why.lanes.push(lane::RECENCY.into());
+                    }
+                    if hit.parts.contains_key(lane::NEIGHBOUR) {
+                        hit.why.lanes.push(lane::NEIGHBOUR.into());
                     }
                     hits.push((addr, hit));
                 }
@@ -796,6 +830,63 @@ impl Recaller {
                 .map_err(|e| Error::Engine { action: "read fast field", source: e.into() })?;
         }
         Ok(out)
+    }
+
+    /// Adds to each candidate `boost ×` the best fused score among the candidates that are the turn just
+    /// before it or just after it in its session (through the items' sequence keys), recorded as the
+    /// `neighbour` part. Scores lent are the fused scores before any lending, so the order of candidates
+    /// does not matter.
+    fn lend_neighbour_scores(
+        &self,
+        searcher: &Searcher,
+        fused: &mut [(f32, DocAddress, BTreeMap<String, f32>)],
+        boost: f32,
+    ) -> Result<()> {
+        let mut keys: Vec<(u64, u64)> = vec![(0, 0); fused.len()];
+        let mut columns: HashMap<u32, (Column<u64>, Column<u64>)> = HashMap::new();
+        for (i, (_, addr, _)) in fused.iter().enumerate() {
+            let cols = match columns.entry(addr.segment_ord) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+                    let item = ff.u64(F_ITEM_KEY).map_err(Error::engine("read fast field"))?;
+                    let previous = ff.u64(F_PREVIOUS_KEY).map_err(Error::engine("read fast field"))?;
+                    e.insert((item, previous))
+                }
+            };
+            keys[i] = (cols.0.first(addr.doc_id).unwrap_or(0), cols.1.first(addr.doc_id).unwrap_or(0));
+        }
+        if keys.iter().all(|&(_, previous)| previous == 0) {
+            return Ok(());
+        }
+        // Best score of each item among the candidates, and of the candidates that follow each item.
+        let mut best: HashMap<u64, f32> = HashMap::new();
+        let mut best_next: HashMap<u64, f32> = HashMap::new();
+        for (&(item, previous), (score, _, _)) in keys.iter().zip(fused.iter()) {
+            if item != 0 {
+                let b = best.entry(item).or_insert(f32::MIN);
+                *b = b.max(*score);
+            }
+            if previous != 0 {
+                let b = best_next.entry(previous).or_insert(f32::MIN);
+                *b = b.max(*score);
+            }
+        }
+        for (&(item, previous), (score, _, parts)) in keys.iter().zip(fused.iter_mut()) {
+            let before = (previous != 0).then(|| best.get(&previous)).flatten().copied();
+            let after = (item != 0).then(|| best_next.get(&item)).flatten().copied();
+            let lent = match (before, after) {
+                (Some(a), Some(b)) => a.max(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => continue,
+            };
+            let part = quantize(boost * lent.max(0.0));
+            if part > 0.0 {
+                parts.insert(lane::NEIGHBOUR.to_owned(), part);
+                *score = quantize(*score + part);
+            }
+        }
+        Ok(())
     }
 
     /// The index address of a live chunk.
@@ -952,8 +1043,13 @@ impl Recaller {
     }
 
     fn top_n(&self, searcher: &Searcher, query: &dyn Query, scope: &Scope, n: usize) -> Result<Vec<Scored>> {
-        let weight =
-            query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
+        let weight = if self.settings.scoped_statistics && !stats::sees_everything(scope) {
+            let stats = ScopedStats::new(searcher, scope, &self.scope_counts)?;
+            query.weight(EnableScoring::enabled_from_statistics_provider(&stats, searcher))
+        } else {
+            query.weight(EnableScoring::enabled_from_searcher(searcher))
+        }
+        .map_err(Error::engine("search"))?;
         let mut top = TopN::new(n);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let seg = SegmentScope::new(reader, scope)?;

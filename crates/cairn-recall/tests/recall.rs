@@ -440,6 +440,102 @@ fn a_turn_is_found_through_the_turn_before_it() {
     assert_eq!(ids(&res), ["t1"]);
 }
 
+#[test]
+fn document_frequencies_are_counted_in_the_query_scope() {
+    // In project `mine` every note names Alice, and one of them the zebra; the other project is full
+    // of zebras and has no Alice. Counted over the whole index, "alice" is the rare word (high IDF) and
+    // the note that repeats it wins; counted in scope, "zebra" is what tells `mine`'s notes apart.
+    use Audience::Public;
+    let mut items = vec![
+        item("alice-a", "mine", Public, "", "Alice Alice Alice met the team.", &[], 0),
+        item("alice-zebra", "mine", Public, "", "Alice saw a zebra at the zoo with the team.", &[], 0),
+        item("alice-b", "mine", Public, "", "Alice wrote the plan.", &[], 0),
+        item("alice-c", "mine", Public, "", "Alice fixed the build.", &[], 0),
+    ];
+    for i in 0..30 {
+        items.push(item(&format!("z{i}"), "other", Public, "", &format!("zebra herd number {i}"), &[], 0));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &items);
+    w.commit(1).unwrap();
+    let lexical = RecallSettings::default().only_lanes(&[lane::LEXICAL]);
+    let scope = Scope::owner(Some("mine".into()));
+    let r = Recaller::new(&index, lexical.clone()).unwrap();
+    assert_eq!(ids(&ask(&r, "alice zebra", scope.clone(), 2))[0], "alice-zebra");
+    // The control: index-wide statistics put the repeated rare word first.
+    let r = Recaller::new(&index, RecallSettings { scoped_statistics: false, ..lexical }).unwrap();
+    assert_eq!(ids(&ask(&r, "alice zebra", scope, 2))[0], "alice-a");
+}
+
+/// A session of turns linked as capture links them: each has the turn before it as context and as
+/// its previous item.
+fn linked_session(texts: &[&str]) -> Vec<Item> {
+    let mut out = session_items(texts);
+    for i in 1..out.len() {
+        let prev = out[i - 1].id.clone();
+        out[i].set_previous(&prev);
+    }
+    out
+}
+
+fn session_items(texts: &[&str]) -> Vec<Item> {
+    let mut out: Vec<Item> = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let mut it = item(&format!("t{}", i + 1), "p", Audience::Private, "", text, &[], 0);
+        it.kind = ItemKind::Turn;
+        it.provenance = Provenance::Turn { session_key: "s".into(), turn_id: format!("{}", i + 1) };
+        if i > 0 {
+            it.set_context(texts[i - 1]);
+        }
+        out.push(it);
+    }
+    out
+}
+
+#[test]
+fn consecutive_turns_lend_each_other_score() {
+    let texts = [
+        "Caroline: What did you paint for the art show?",
+        "Melanie: A lake at sunrise, all orange and pink.",
+        "Caroline: The kids loved the museum trip.",
+        "Melanie: We should paint the fence before the show.",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &linked_session(&texts));
+    w.commit(1).unwrap();
+    let lexical = RecallSettings::default().only_lanes(&[lane::LEXICAL]);
+    let plain = Recaller::new(&index, RecallSettings { neighbour_boost: 0.0, ..lexical.clone() }).unwrap();
+    let lent = Recaller::new(&index, RecallSettings { neighbour_boost: 0.3, ..lexical }).unwrap();
+    let q = "what did Melanie paint for the art show";
+    let before = ask(&plain, q, Scope::owner(None), 4);
+    let after = ask(&lent, q, Scope::owner(None), 4);
+    let score = |res: &RecallResult, id: &str| res.hits.iter().find(|h| h.item_id == id).map(|h| h.score);
+    // The answer (t2) matches only through its context; the fence turn (t4) shares more words.
+    assert!(score(&before, "t4").unwrap() > score(&before, "t2").unwrap(), "{:?}", ids(&before));
+    // Lent 0.3 of the question's score, the answer moves above it.
+    let pos = |res: &RecallResult, id: &str| res.hits.iter().position(|h| h.item_id == id).unwrap();
+    assert!(pos(&after, "t2") < pos(&after, "t4"), "{:?}", ids(&after));
+    let t2 = &after.hits[pos(&after, "t2")];
+    let best_neighbour = score(&before, "t1").unwrap().max(score(&before, "t3").unwrap_or(0.0));
+    assert!((t2.parts[lane::NEIGHBOUR] - 0.3 * best_neighbour).abs() < 1e-4, "{:?}", t2.parts);
+    assert!((t2.score - score(&before, "t2").unwrap() - t2.parts[lane::NEIGHBOUR]).abs() < 1e-4);
+    assert!(t2.why.lanes.iter().any(|l| l == lane::NEIGHBOUR));
+    // Lending goes both ways: the question gains from its answer.
+    assert!(after.hits[pos(&after, "t1")].parts.contains_key(lane::NEIGHBOUR));
+    // Without links (turns as standalone notes) nothing is lent.
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &session_items(&texts));
+    w.commit(1).unwrap();
+    let r = Recaller::new(&index, RecallSettings::default().only_lanes(&[lane::LEXICAL])).unwrap();
+    assert!(ask(&r, q, Scope::owner(None), 4).hits.iter().all(|h| !h.parts.contains_key(lane::NEIGHBOUR)));
+}
+
 /// Embeds known texts as given unit vectors in the plane (cosine to the query = the given value).
 struct Table(Vec<(&'static str, f32)>);
 
@@ -581,6 +677,31 @@ proptest! {
         // The owner sees a superset.
         let owner = r.recall(&RecallQuery::new(text.join(" "), Scope::owner(scope.project.clone()), 50, NOW));
         prop_assert!(owner.hits.len() >= res.hits.len());
+    }
+
+    #[test]
+    fn private_items_do_not_move_a_public_callers_scores(
+        specs in prop::collection::vec(arb_item(), 1..20),
+        private in prop::collection::vec(arb_item(), 1..20),
+        query in prop::collection::vec(0..WORDS.len(), 1..5),
+        project in prop::option::of(0usize..2),
+    ) {
+        // The same public items, alone and next to private ones: a public-only caller gets the same
+        // hits with the same scores (BM25 statistics are counted in its scope).
+        let public: Vec<Item> = specs.iter().enumerate().map(|(i, s)| make(i, &(s.0, false, s.2.clone(), s.3, s.4))).collect();
+        let mut mixed = public.clone();
+        mixed.extend(private.iter().enumerate().map(|(i, s)| make(100 + i, &(s.0, true, s.2.clone(), s.3, s.4))));
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (ra, rb) = (build(a.path(), &public), build(b.path(), &mixed));
+        let text: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
+        let mut q = RecallQuery::new(text.join(" "), Scope::public_only(project.map(|p| format!("p{p}"))), 20, NOW);
+        q.recent_k = 5;
+        let strip = |r: RecallResult| {
+            let mut r = r;
+            r.lanes.iter_mut().for_each(|l| l.micros = 0);
+            serde_json::to_string(&r).unwrap()
+        };
+        prop_assert_eq!(strip(ra.recall(&q)), strip(rb.recall(&q)));
     }
 
     #[test]
