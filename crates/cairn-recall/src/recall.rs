@@ -123,8 +123,9 @@ pub struct RecallSettings {
     /// Lanes that run (`lexical`, `vector`, `tags`, `recency`); a lane also needs a weight above 0, and
     /// the vector lane an embedding model.
     pub lanes: Vec<String>,
-    /// Candidates the lexical lane contributes (at least `pool`): deeper than the hits asked for, so
-    /// fusion can lift a lexical runner-up the vector lane agrees with.
+    /// Candidates the lexical lane contributes when the vector lane runs (at least `pool`): deeper than
+    /// the hits asked for, so fusion can lift a lexical runner-up the vector lane agrees with. Without
+    /// the vector lane the lexical lane contributes `pool`.
     pub lexical_pool: usize,
     /// Candidates the vector lane contributes (at least `pool`).
     pub vector_pool: usize,
@@ -457,7 +458,10 @@ impl Recaller {
         let searcher = self.reader.searcher();
         let s = &self.settings;
         let pool = s.pool.max(q.k);
-        let lexical_pool = s.lexical_pool.max(pool);
+        // The deeper lexical pool only serves hybrid fusion: without the vector lane, nothing can lift
+        // a lexical runner-up, and the smaller pool lets block-max WAND prune sooner.
+        let hybrid = self.vectors.is_some() && s.lane_on(lane::VECTOR);
+        let lexical_pool = if hybrid { s.lexical_pool.max(pool) } else { pool };
         let mut warnings = Vec::new();
         let mut lanes = Vec::new();
         let terms = self.query_terms(&searcher, &q.text);
