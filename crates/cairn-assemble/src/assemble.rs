@@ -1,11 +1,11 @@
 //! The assembler: candidates → deduplicated, budgeted, rendered block plus receipt.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use cairn_core::{Hit, LaneStatus, content_hash};
 use cairn_tokens::Tokenizer;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::cache::CountCache;
@@ -226,12 +226,12 @@ impl<'a> Assembler<'a> {
 
     /// Same chunk id, same content hash or near-identical text as an earlier candidate: duplicate.
     fn dedupe(&mut self) {
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut hashes: HashMap<&str, usize> = HashMap::new();
-        let mut texts: HashMap<u128, usize> = HashMap::new();
+        let mut ids: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut hashes: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut texts: FxHashMap<u128, usize> = FxHashMap::default();
         // Texts with equal near keys have equal prefix keys: a candidate whose prefix key no other
         // candidate shares cannot be a near duplicate, and its full key (up to 4 KiB read) is skipped.
-        let mut prefixes: HashMap<u128, usize> = HashMap::new();
+        let mut prefixes: FxHashMap<u128, usize> = FxHashMap::default();
         let prefix: Vec<Option<u128>> = self
             .cands
             .iter()

@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use cairn_tokens::{Encoding, Tokenizer};
 
@@ -12,7 +12,7 @@ use cairn_tokens::{Encoding, Tokenizer};
 /// full. Keep one per process (behind a mutex when shared between threads).
 #[derive(Debug, Clone)]
 pub struct CountCache {
-    maps: [HashMap<String, usize>; 2],
+    maps: [FxHashMap<String, usize>; 2],
     capacity: usize,
 }
 
@@ -28,12 +28,12 @@ impl CountCache {
 
     /// A cache holding at most `capacity` strings per encoding (0 disables it).
     pub fn new(capacity: usize) -> Self {
-        Self { maps: [HashMap::new(), HashMap::new()], capacity }
+        Self { maps: [FxHashMap::default(), FxHashMap::default()], capacity }
     }
 
     /// Number of cached strings, all encodings.
     pub fn len(&self) -> usize {
-        self.maps.iter().map(HashMap::len).sum()
+        self.maps.iter().map(FxHashMap::len).sum()
     }
 
     /// Whether nothing is cached.
@@ -43,7 +43,7 @@ impl CountCache {
 
     /// Forget everything.
     pub fn clear(&mut self) {
-        self.maps.iter_mut().for_each(HashMap::clear);
+        self.maps.iter_mut().for_each(FxHashMap::clear);
     }
 
     /// Tokens of `s` under `tok`, from the cache when seen before.

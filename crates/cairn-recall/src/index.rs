@@ -489,55 +489,219 @@ impl ValueDeserialize for Stored {
     }
 }
 
+/// A hit with empty fields, filled by [`set_stored`].
+fn empty_hit() -> Hit {
+    Hit {
+        chunk_id: String::new(),
+        item_id: String::new(),
+        project: String::new(),
+        kind: ItemKind::Doc,
+        title: String::new(),
+        text: String::new(),
+        tags: Vec::new(),
+        audience: Audience::Private,
+        provenance: Provenance::External { source: "unknown".into() },
+        content_hash: String::new(),
+        created_at: 0,
+        score: 0.0,
+        parts: Default::default(),
+        why: Default::default(),
+    }
+}
+
+/// Sets the hit field that stored field `id` holds (`title`: whether the title was set already).
+fn set_stored(hit: &mut Hit, title: &mut bool, id: u32, value: Stored) {
+    match value {
+        Stored::Str(s) if id == FieldId::CHUNK_ID => hit.chunk_id = s,
+        Stored::Str(s) if id == FieldId::ITEM_ID => hit.item_id = s,
+        Stored::Str(s) if id == FieldId::PROJECT => hit.project = s,
+        Stored::Str(s) if id == FieldId::AUDIENCE => {
+            hit.audience = if s == "public" { Audience::Public } else { Audience::Private }
+        }
+        Stored::Str(s) if id == FieldId::KIND => hit.kind = s.parse().unwrap_or(ItemKind::Doc),
+        // The first title value is the title; a second one holds the tags as words.
+        Stored::Str(s) if id == FieldId::TITLE && !*title => {
+            hit.title = s;
+            *title = true;
+        }
+        Stored::Str(s) if id == FieldId::BODY => hit.text = s,
+        Stored::Str(s) if id == FieldId::TAGS => hit.tags.push(s),
+        Stored::Str(s) if id == FieldId::PROVENANCE => {
+            if let Ok(p) = serde_json::from_str(&s) {
+                hit.provenance = p;
+            }
+        }
+        Stored::Str(s) if id == FieldId::CONTENT_HASH => hit.content_hash = s,
+        Stored::I64(v) if id == FieldId::CREATED_AT => hit.created_at = v,
+        _ => {}
+    }
+}
+
 impl DocumentDeserialize for StoredHit {
     fn deserialize<'de, D>(mut deserializer: D) -> Result<Self, DeserializeError>
     where
         D: DocumentDeserializer<'de>,
     {
-        let mut hit = Hit {
-            chunk_id: String::new(),
-            item_id: String::new(),
-            project: String::new(),
-            kind: ItemKind::Doc,
-            title: String::new(),
-            text: String::new(),
-            tags: Vec::new(),
-            audience: Audience::Private,
-            provenance: Provenance::External { source: "unknown".into() },
-            content_hash: String::new(),
-            created_at: 0,
-            score: 0.0,
-            parts: Default::default(),
-            why: Default::default(),
-        };
+        let mut hit = empty_hit();
         let mut title = false;
         while let Some((field, value)) = deserializer.next_field::<Stored>()? {
-            let id = field.field_id();
-            match value {
-                Stored::Str(s) if id == FieldId::CHUNK_ID => hit.chunk_id = s,
-                Stored::Str(s) if id == FieldId::ITEM_ID => hit.item_id = s,
-                Stored::Str(s) if id == FieldId::PROJECT => hit.project = s,
-                Stored::Str(s) if id == FieldId::AUDIENCE => {
-                    hit.audience = if s == "public" { Audience::Public } else { Audience::Private }
-                }
-                Stored::Str(s) if id == FieldId::KIND => hit.kind = s.parse().unwrap_or(ItemKind::Doc),
-                // The first title value is the title; a second one holds the tags as words.
-                Stored::Str(s) if id == FieldId::TITLE && !title => {
-                    hit.title = s;
-                    title = true;
-                }
-                Stored::Str(s) if id == FieldId::BODY => hit.text = s,
-                Stored::Str(s) if id == FieldId::TAGS => hit.tags.push(s),
-                Stored::Str(s) if id == FieldId::PROVENANCE => {
-                    if let Ok(p) = serde_json::from_str(&s) {
-                        hit.provenance = p;
-                    }
-                }
-                Stored::Str(s) if id == FieldId::CONTENT_HASH => hit.content_hash = s,
-                Stored::I64(v) if id == FieldId::CREATED_AT => hit.created_at = v,
-                _ => {}
-            }
+            set_stored(&mut hit, &mut title, field.field_id(), value);
         }
         Ok(StoredHit(hit))
+    }
+}
+
+/// Type codes of tantivy's doc-store encoding that [`hit_from_stored_bytes`] reads.
+const TEXT_CODE: u8 = 0;
+const I64_CODE: u8 = 2;
+
+/// A VInt of tantivy's encoding (7 bits per byte, least significant first, the last byte has its high
+/// bit set) at the start of `bytes`, which advance past it.
+fn read_vint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut out = 0u64;
+    for (i, &b) in bytes.iter().enumerate().take(10) {
+        out |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 != 0 {
+            *bytes = &bytes[i + 1..];
+            return Some(out);
+        }
+    }
+    None
+}
+
+fn read_array<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
+    let (head, rest) = bytes.split_first_chunk::<N>()?;
+    *bytes = rest;
+    Some(*head)
+}
+
+/// The hit stored in one document's doc-store bytes (as [`tantivy::store::StoreReader::get_document_bytes`]
+/// returns them): the same hit [`StoredHit`] gives, each string validated and copied once instead of
+/// going through tantivy's `Read`-based decoder. `None` for anything but text and i64 values, or
+/// malformed bytes: the caller then reads the document through tantivy.
+pub(crate) fn hit_from_stored_bytes(mut bytes: &[u8]) -> Option<Hit> {
+    let b = &mut bytes;
+    let values = read_vint(b)?;
+    let mut hit = empty_hit();
+    let mut title = false;
+    for _ in 0..values {
+        let id = u32::from_le_bytes(read_array::<4>(b)?);
+        let [code] = read_array::<1>(b)?;
+        let value = match code {
+            TEXT_CODE => {
+                let len = usize::try_from(read_vint(b)?).ok()?;
+                if len > b.len() {
+                    return None;
+                }
+                let (s, rest) = b.split_at(len);
+                *b = rest;
+                Stored::Str(std::str::from_utf8(s).ok()?.to_owned())
+            }
+            I64_CODE => Stored::I64(i64::from_le_bytes(read_array::<8>(b)?)),
+            _ => return None,
+        };
+        set_stored(&mut hit, &mut title, id, value);
+    }
+    b.is_empty().then_some(hit)
+}
+
+/// The chunk id in one document's doc-store bytes (see [`hit_from_stored_bytes`]), reading no
+/// further than it: the first stored field.
+pub(crate) fn chunk_id_from_stored_bytes(mut bytes: &[u8]) -> Option<String> {
+    let b = &mut bytes;
+    read_vint(b)?;
+    let id = u32::from_le_bytes(read_array::<4>(b)?);
+    let [code] = read_array::<1>(b)?;
+    if id != FieldId::CHUNK_ID || code != TEXT_CODE {
+        return None;
+    }
+    let len = usize::try_from(read_vint(b)?).ok()?;
+    Some(std::str::from_utf8(b.get(..len)?).ok()?.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_core::{Chunk, Item};
+    use tantivy::DocAddress;
+
+    use super::*;
+
+    fn item(id: &str, title: &str, text: &str, tags: &[&str], provenance: Provenance) -> Item {
+        Item {
+            id: id.into(),
+            project: "p".into(),
+            kind: ItemKind::Turn,
+            title: title.into(),
+            text: text.into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            audience: Audience::Public,
+            provenance,
+            content_hash: cairn_core::content_hash(text.as_bytes()),
+            created_at: -1_234_567_890_123,
+            observed_at: 0,
+            metadata: Default::default(),
+        }
+    }
+
+    /// The fast decoder gives exactly the hit tantivy's decoder gives, for every document.
+    #[test]
+    fn stored_bytes_decode_like_tantivy() {
+        let index = RecallIndex::in_memory();
+        let mut w = index.writer_with(1, 15 << 20).unwrap();
+        let long = "x".repeat(20_000);
+        let items = [
+            item(
+                "a",
+                "Title",
+                "body text",
+                &["Alpha", "beta-gamma"],
+                Provenance::External { source: "s".into() },
+            ),
+            item("b", "", "", &[], Provenance::File { path: "m/b.md".into(), line_start: 3, line_end: 9 }),
+            item(
+                "c",
+                "記憶 «ü»",
+                "café 🙂 東京\n\n\tend",
+                &["x"],
+                Provenance::External { source: "".into() },
+            ),
+            item("d", "Long", &long, &[], Provenance::External { source: "web".into() }),
+        ];
+        for it in &items {
+            let chunks: Vec<Chunk> = [0u32, 1]
+                .iter()
+                .map(|&i| Chunk {
+                    id: Chunk::make_id(&it.id, i),
+                    item_id: it.id.clone(),
+                    ordinal: i,
+                    heading: if i == 0 { String::new() } else { "Part".into() },
+                    text: it.text.clone(),
+                    provenance: it.provenance.clone(),
+                    content_hash: cairn_core::content_hash(it.text.as_bytes()),
+                })
+                .collect();
+            w.upsert(it, &chunks).unwrap();
+        }
+        w.commit(1).unwrap();
+        let reader = index.index.reader().unwrap();
+        let searcher = reader.searcher();
+        let mut seen = 0;
+        for (ord, seg) in searcher.segment_readers().iter().enumerate() {
+            let store = seg.get_store_reader(0).unwrap();
+            for doc in seg.doc_ids_alive() {
+                let bytes = store.get_document_bytes(doc).unwrap();
+                let fast = hit_from_stored_bytes(bytes.as_slice()).expect("decodes");
+                let StoredHit(want) = searcher.doc(DocAddress::new(ord as u32, doc)).unwrap();
+                assert_eq!(fast, want);
+                assert_eq!(chunk_id_from_stored_bytes(bytes.as_slice()), Some(want.chunk_id.clone()));
+                assert!(!fast.chunk_id.is_empty() && fast.created_at == -1_234_567_890_123);
+                // Truncated or extended bytes are rejected, never misread.
+                let raw = bytes.as_slice();
+                assert!(hit_from_stored_bytes(&raw[..raw.len() - 1]).is_none());
+                assert!(hit_from_stored_bytes(&[raw, &[0]].concat()).is_none());
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 8);
     }
 }

@@ -13,6 +13,7 @@ use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::Scorer as _;
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
+use tantivy::store::StoreReader;
 use tantivy::{DocAddress, DocId, DocSet, IndexReader, ReloadPolicy, Searcher, SegmentReader, Term};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -128,8 +129,9 @@ pub struct RecallSettings {
     /// Lanes that run (`lexical`, `vector`, `tags`, `recency`); a lane also needs a weight above 0, and
     /// the vector lane an embedding model.
     pub lanes: Vec<String>,
-    /// Candidates the lexical lane contributes (at least `pool`): deeper than the hits asked for, so
-    /// fusion can lift a lexical runner-up the vector lane agrees with.
+    /// Candidates the lexical lane contributes when the vector lane runs (at least `pool`): deeper than
+    /// the hits asked for, so fusion can lift a lexical runner-up the vector lane agrees with. Without
+    /// the vector lane the lexical lane contributes `pool`.
     pub lexical_pool: usize,
     /// Candidates the vector lane contributes (at least `pool`).
     pub vector_pool: usize,
@@ -238,6 +240,12 @@ pub struct RecallResult {
 /// Every chunk, newest first, shared per index generation.
 type ByDate = Arc<Vec<(Millis, DocAddress)>>;
 
+/// One doc-store reader per segment, shared per index generation.
+type Stores = Arc<Vec<StoreReader>>;
+
+/// Decompressed doc-store blocks each segment's reader keeps (tantivy's own default).
+const STORE_CACHE_BLOCKS: usize = 100;
+
 /// A query term: its analysed form and the query word it came from.
 #[derive(Debug, Clone)]
 struct QueryTerm {
@@ -270,6 +278,7 @@ pub struct Recaller {
     reader: IndexReader,
     settings: RecallSettings,
     recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
+    stores: Mutex<Option<(u64, Stores)>>,
     vectors: Option<VectorLane>,
     scope_counts: Arc<ScopeCounts>,
 }
@@ -445,6 +454,7 @@ impl Recaller {
             reader,
             settings,
             recent_cache: Mutex::new(None),
+            stores: Mutex::new(None),
             vectors: None,
             scope_counts: Default::default(),
         })
@@ -482,10 +492,15 @@ impl Recaller {
         let searcher = self.reader.searcher();
         let s = &self.settings;
         let pool = s.pool.max(q.k);
-        let lexical_pool = s.lexical_pool.max(pool);
+        // The deeper lexical pool only serves hybrid fusion: without the vector lane, nothing can lift
+        // a lexical runner-up, and the smaller pool lets block-max WAND prune sooner.
+        let hybrid = self.vectors.is_some() && s.lane_on(lane::VECTOR);
+        let lexical_pool = if hybrid { s.lexical_pool.max(pool) } else { pool };
         let mut warnings = Vec::new();
         let mut lanes = Vec::new();
         let terms = self.query_terms(&searcher, &q.text);
+        let stores = self.stores(&searcher);
+        let stores = stores.as_ref().map(|s| s.as_slice());
         let mut cands: HashMap<DocAddress, Candidate> = HashMap::new();
 
         // Lexical lane.
@@ -582,7 +597,7 @@ impl Recaller {
             match res {
                 Ok(list) => {
                     for (created, addr) in list {
-                        match self.load_hit(&searcher, addr) {
+                        match self.load_hit(&searcher, stores, addr) {
                             Ok(mut hit) => {
                                 let d = quantize(decay(created));
                                 hit.score = d;
@@ -710,10 +725,29 @@ impl Recaller {
             fused.len().min(q.k)
         };
         fused.truncate(cut);
+        if fused.len() > q.k {
+            // Ties at the k-th score: the chunk-id tie-break below picks which of them are hits. Read
+            // just their ids (the first stored field) and keep those k, rather than loading every tied
+            // hit. (The chunk-id fast field costs more: each id decodes a dictionary block.)
+            let ids: Vec<Option<String>> = fused
+                .iter()
+                .map(|f| {
+                    let store = stores?.get(f.1.segment_ord as usize)?;
+                    let bytes = store.get_document_bytes(f.1.doc_id).ok()?;
+                    crate::index::chunk_id_from_stored_bytes(bytes.as_slice())
+                })
+                .collect();
+            if ids.iter().all(Option::is_some) {
+                let mut keyed: Vec<_> = fused.into_iter().zip(ids).collect();
+                keyed.sort_by(|a, b| b.0.0.total_cmp(&a.0.0).then_with(|| a.1.cmp(&b.1)));
+                keyed.truncate(q.k);
+                fused = keyed.into_iter().map(|(f, _)| f).collect();
+            }
+        }
 
         let mut hits = Vec::with_capacity(fused.len());
         for (score, addr, parts) in fused {
-            match self.load_hit(&searcher, addr) {
+            match self.load_hit(&searcher, stores, addr) {
                 Ok(mut hit) => {
                     let c = &cands[&addr];
                     hit.score = score;
@@ -1327,7 +1361,37 @@ impl Recaller {
         Ok(Some(list))
     }
 
-    fn load_hit(&self, searcher: &Searcher, addr: DocAddress) -> Result<Hit> {
+    /// The doc-store readers of this index generation, opened on its first query (`None` when one
+    /// cannot be opened: hits are then read through the searcher).
+    fn stores(&self, searcher: &Searcher) -> Option<Stores> {
+        let generation = searcher.generation().generation_id();
+        let mut cache = self.stores.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, stores)) = cache.as_ref()
+            && *g == generation
+        {
+            return Some(stores.clone());
+        }
+        let stores: Stores = Arc::new(
+            searcher
+                .segment_readers()
+                .iter()
+                .map(|r| r.get_store_reader(STORE_CACHE_BLOCKS))
+                .collect::<std::io::Result<_>>()
+                .ok()?,
+        );
+        *cache = Some((generation, stores.clone()));
+        Some(stores)
+    }
+
+    /// The hit stored at `addr`: decoded from the raw doc-store bytes when it can be, else through
+    /// the searcher (the same hit either way).
+    fn load_hit(&self, searcher: &Searcher, stores: Option<&[StoreReader]>, addr: DocAddress) -> Result<Hit> {
+        if let Some(store) = stores.and_then(|s| s.get(addr.segment_ord as usize))
+            && let Ok(bytes) = store.get_document_bytes(addr.doc_id)
+            && let Some(hit) = crate::index::hit_from_stored_bytes(bytes.as_slice())
+        {
+            return Ok(hit);
+        }
         let StoredHit(hit) = searcher.doc(addr).map_err(Error::engine("read stored document"))?;
         Ok(hit)
     }
