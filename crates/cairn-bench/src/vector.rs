@@ -34,12 +34,17 @@ struct Latency {
 struct SizeReport {
     n: usize,
     dim: usize,
+    /// The kernels the CPU dispatch picked (`avx2+fma` or `portable`).
+    simd: &'static str,
     exact_f32: Latency,
     exact_int8: Latency,
     exact_int8_recall10: f64,
     exact_public_only: Latency,
     hnsw: Latency,
     hnsw_recall10: f64,
+    /// HNSW for a public-only caller (two thirds of the rows admitted), recall against exact public-only.
+    hnsw_public_only: Latency,
+    hnsw_public_only_recall10: f64,
     hnsw_build_s: f64,
     store_write_s: f64,
     load_s: f64,
@@ -281,15 +286,26 @@ fn bench_size(n: usize, opts: &VectorBench) -> anyhow::Result<SizeReport> {
     let hnsw_recall10 =
         queries.iter().zip(&truth).map(|(q, t)| recall10(&ann.search_hnsw(q, &all, k), t)).sum::<f64>()
             / queries.len() as f64;
+    let hnsw_public_only = time_queries(&queries, |q| {
+        std::hint::black_box(ann.search_hnsw(q, &public, k));
+    });
+    let hnsw_public_only_recall10 = queries
+        .iter()
+        .map(|q| recall10(&ann.search_hnsw(q, &public, k), &exact.search_exact(q, &public, k)))
+        .sum::<f64>()
+        / queries.len() as f64;
     Ok(SizeReport {
         n,
         dim,
+        simd: cairn_vector::kernel::simd_level(),
         exact_f32,
         exact_int8,
         exact_int8_recall10,
         exact_public_only,
         hnsw,
         hnsw_recall10,
+        hnsw_public_only,
+        hnsw_public_only_recall10,
         hnsw_build_s,
         store_write_s,
         load_s,

@@ -1,8 +1,10 @@
 //! A BERT encoder forward pass on CPU with candle tensors.
 //!
-//! Weights are kept in the layout the kernels want: linear weights transposed once at load
-//! (`[in, out]`, so every projection is one row-major GEMM), the query/key/value projections fused
-//! into one `[hidden, 3·hidden]` matrix, and the query scale folded into the query weights.
+//! Weights are kept in the layouts the kernels want: linear weights transposed once at load
+//! (`[in, out]`, so every projection is one row-major GEMM) and also kept as `[out, in]` for inputs of
+//! few rows (queries), the query/key/value projections fused into one `[hidden, 3·hidden]` matrix, and
+//! the query scale folded into the query weights. Attention, LayerNorm and the bias/activation epilogues
+//! are fused kernels of our own ([`crate::ops`]) that stay on the calling thread for small inputs.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -10,45 +12,64 @@ use std::path::Path;
 use candle_core::{DType, Device, Tensor};
 
 use crate::config::{Activation, ModelSpec};
-use crate::ops::{Bias, BiasAct, BiasResidual};
+use crate::ops::{Attention, Bias, BiasAct, BiasResidual, LayerNormOp};
 use crate::{Error, Result};
 
 struct LayerNorm {
-    weight: Tensor,
-    bias: Tensor,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
     eps: f32,
 }
 
 impl LayerNorm {
-    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        candle_nn::ops::layer_norm(x, &self.weight, &self.bias, self.eps)
+    /// Normalises `x` in place (a fresh tensor nobody else holds) and returns it.
+    fn apply(&self, x: Tensor) -> candle_core::Result<Tensor> {
+        x.inplace_op1(&LayerNormOp { weight: &self.weight, bias: &self.bias, eps: self.eps })?;
+        Ok(x)
     }
 }
 
 struct Linear {
     /// `[in, out]`, contiguous.
     weight_t: Tensor,
+    /// `[out, in]`, contiguous (PyTorch's layout).
+    weight: Tensor,
     bias: Vec<f32>,
 }
 
+/// Up to this many rows (a query, a few short texts) the GEMM reads the `[out, in]` weights: gemm does
+/// not pack the right-hand side for so few rows, and each output column is then one contiguous run of
+/// memory instead of a strided walk over the `[in, out]` copy (measured ~11 % less CPU per query).
+/// Larger inputs use the `[in, out]` copy, which gemm packs (the layout the batch throughput was tuned on).
+const SMALL_ROWS: usize = 64;
+
 impl Linear {
+    fn new(weight_t: Tensor, bias: Vec<f32>) -> candle_core::Result<Linear> {
+        let weight = weight_t.t()?.contiguous()?;
+        Ok(Linear { weight_t, weight, bias })
+    }
+
+    fn matmul(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        if x.dim(0)? <= SMALL_ROWS { x.matmul(&self.weight.t()?) } else { x.matmul(&self.weight_t) }
+    }
+
     /// `x·W + b`: `[n, in]` → `[n, out]`.
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        let y = x.matmul(&self.weight_t)?;
+        let y = self.matmul(x)?;
         y.inplace_op1(&Bias { bias: &self.bias })?;
         Ok(y)
     }
 
     /// `act(x·W + b)`.
     fn forward_act(&self, x: &Tensor, act: Activation) -> candle_core::Result<Tensor> {
-        let y = x.matmul(&self.weight_t)?;
+        let y = self.matmul(x)?;
         y.inplace_op1(&BiasAct { bias: &self.bias, act })?;
         Ok(y)
     }
 
     /// `x·W + b + residual`.
     fn forward_residual(&self, x: &Tensor, residual: &Tensor) -> candle_core::Result<Tensor> {
-        let y = x.matmul(&self.weight_t)?;
+        let y = self.matmul(x)?;
         y.inplace_op2(residual, &BiasResidual { bias: &self.bias })?;
         Ok(y)
     }
@@ -108,8 +129,8 @@ impl Weights<'_> {
         let has = |s: &str| self.map.contains_key(&format!("{}{name}.{s}", self.prefix));
         let (w, b) = if !has("weight") && has("gamma") { ("gamma", "beta") } else { ("weight", "bias") };
         Ok(LayerNorm {
-            weight: self.get(&format!("{name}.{w}"), &[h])?,
-            bias: self.get(&format!("{name}.{b}"), &[h])?,
+            weight: internal(self.get(&format!("{name}.{w}"), &[h])?.to_vec1())?,
+            bias: internal(self.get(&format!("{name}.{b}"), &[h])?.to_vec1())?,
             eps,
         })
     }
@@ -118,7 +139,7 @@ impl Weights<'_> {
     fn linear(&self, name: &str, inp: usize, out: usize) -> Result<Linear> {
         let w = self.get(&format!("{name}.weight"), &[out, inp])?;
         let b = self.get(&format!("{name}.bias"), &[out])?;
-        Ok(Linear { weight_t: internal(w.t().and_then(|t| t.contiguous()))?, bias: internal(b.to_vec1())? })
+        internal(w.t().and_then(|t| t.contiguous()).and_then(|wt| Linear::new(wt, b.to_vec1()?)))
     }
 }
 
@@ -132,7 +153,7 @@ fn fuse_qkv(q: &Linear, k: &Linear, v: &Linear, scale: f64) -> candle_core::Resu
         .chain(k.bias.iter().copied())
         .chain(v.bias.iter().copied())
         .collect();
-    Ok(Linear { weight_t: Tensor::cat(&[&wq, &k.weight_t, &v.weight_t], 1)?.contiguous()?, bias })
+    Linear::new(Tensor::cat(&[&wq, &k.weight_t, &v.weight_t], 1)?.contiguous()?, bias)
 }
 
 fn internal<T>(r: candle_core::Result<T>) -> Result<T> {
@@ -209,34 +230,15 @@ impl Bert {
         let x = self.word.index_select(&ids_t, 0)?.reshape((b, l, h))?;
         let x = x.broadcast_add(&self.position.narrow(0, 0, l)?.unsqueeze(0)?)?;
         let x = x.broadcast_add(&self.token_type0)?;
-        let mut x = self.emb_norm.forward(&x.reshape((n, h))?)?;
-
-        // Additive attention mask over keys: 0 for tokens, a large negative for padding.
-        let mask = (b > 1 && lens.iter().any(|&k| k < l))
-            .then(|| {
-                let mut m = vec![0f32; b * l];
-                for (row, &k) in m.chunks_mut(l).zip(lens) {
-                    row[k..].fill(-1e30);
-                }
-                Tensor::from_vec(m, (b, 1, 1, l), &dev)
-            })
-            .transpose()?;
+        let mut x = self.emb_norm.apply(x.reshape((n, h))?.contiguous()?)?;
 
         let (nh, hd) = (self.heads, self.head_dim);
+        let attention = Attention { len: l, heads: nh, head_dim: hd, lens };
         for layer in &self.layers {
-            let qkv = layer.qkv.forward(&x)?.reshape((b, l, 3, nh, hd))?;
-            let q = qkv.narrow(2, 0, 1)?.squeeze(2)?.transpose(1, 2)?.contiguous()?;
-            let k = qkv.narrow(2, 1, 1)?.squeeze(2)?.transpose(1, 2)?.contiguous()?;
-            let v = qkv.narrow(2, 2, 1)?.squeeze(2)?.transpose(1, 2)?.contiguous()?;
-            let mut scores = q.matmul(&k.t()?)?;
-            if let Some(m) = &mask {
-                scores = scores.broadcast_add(m)?;
-            }
-            let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-            let ctx = probs.matmul(&v)?.transpose(1, 2)?.contiguous()?.reshape((n, h))?;
-            x = layer.attn_norm.forward(&layer.attn_out.forward_residual(&ctx, &x)?)?;
+            let ctx = layer.qkv.forward(&x)?.apply_op1_no_bwd(&attention)?;
+            x = layer.attn_norm.apply(layer.attn_out.forward_residual(&ctx, &x)?)?;
             let up = layer.up.forward_act(&x, self.activation)?;
-            x = layer.out_norm.forward(&layer.down.forward_residual(&up, &x)?)?;
+            x = layer.out_norm.apply(layer.down.forward_residual(&up, &x)?)?;
         }
         x.flatten_all()?.to_vec1::<f32>()
     }

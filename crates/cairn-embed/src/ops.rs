@@ -2,13 +2,17 @@
 //! to a fresh GEMM output row by row on every core. Plain loops over slices, written so the compiler
 //! vectorises them (no calls in the hot loop: `exp` and `erf` are polynomials).
 
-use candle_core::{CpuStorage, InplaceOp1, InplaceOp2, Layout};
+use candle_core::{CpuStorage, CustomOp1, InplaceOp1, InplaceOp2, Layout, Shape};
 use rayon::prelude::*;
 
 use crate::config::Activation;
 
 /// Rows per parallel task (keeps tasks big enough to amortise scheduling).
 const MIN_ROWS: usize = 8;
+
+/// Up to this many elements a kernel runs on the calling thread: handing a few tens of µs of work to
+/// the thread pool (and waiting for it) costs more than it saves, most of all on a busy machine.
+const SERIAL_MAX: usize = 1 << 15;
 
 fn f32_slice<'a>(s: &'a mut CpuStorage, l: &Layout) -> candle_core::Result<&'a mut [f32]> {
     let (a, b) = l
@@ -35,11 +39,16 @@ impl InplaceOp1 for BiasAct<'_> {
         let x = f32_slice(s, l)?;
         let b = self.bias;
         let act = self.act;
-        x.par_chunks_mut(b.len()).with_min_len(MIN_ROWS).for_each(|row| match act {
+        let one = |row: &mut [f32]| match act {
             Activation::Gelu => row.iter_mut().zip(b).for_each(|(v, &bb)| *v = gelu_erf(*v + bb)),
             Activation::GeluTanh => row.iter_mut().zip(b).for_each(|(v, &bb)| *v = gelu_tanh(*v + bb)),
             Activation::Relu => row.iter_mut().zip(b).for_each(|(v, &bb)| *v = (*v + bb).max(0.0)),
-        });
+        };
+        if x.len() <= SERIAL_MAX {
+            x.chunks_mut(b.len()).for_each(one);
+        } else {
+            x.par_chunks_mut(b.len()).with_min_len(MIN_ROWS).for_each(one);
+        }
         Ok(())
     }
 }
@@ -71,11 +80,16 @@ impl InplaceOp2 for BiasResidual<'_> {
             return Err(candle_core::Error::Msg("residual shape differs".into()));
         }
         let b = self.bias;
-        x.par_chunks_mut(b.len()).zip(r.par_chunks(b.len())).with_min_len(MIN_ROWS).for_each(|(row, res)| {
+        let one = |(row, res): (&mut [f32], &[f32])| {
             for ((v, &rr), &bb) in row.iter_mut().zip(res).zip(b) {
                 *v += bb + rr;
             }
-        });
+        };
+        if x.len() <= SERIAL_MAX {
+            x.chunks_mut(b.len()).zip(r.chunks(b.len())).for_each(one);
+        } else {
+            x.par_chunks_mut(b.len()).zip(r.par_chunks(b.len())).with_min_len(MIN_ROWS).for_each(one);
+        }
         Ok(())
     }
 }
@@ -93,11 +107,140 @@ impl InplaceOp1 for Bias<'_> {
     fn cpu_fwd(&self, s: &mut CpuStorage, l: &Layout) -> candle_core::Result<()> {
         let x = f32_slice(s, l)?;
         let b = self.bias;
-        x.par_chunks_mut(b.len()).with_min_len(MIN_ROWS * 4).for_each(|row| {
-            row.iter_mut().zip(b).for_each(|(v, &bb)| *v += bb);
-        });
+        let one = |row: &mut [f32]| row.iter_mut().zip(b).for_each(|(v, &bb)| *v += bb);
+        if x.len() <= SERIAL_MAX {
+            x.chunks_mut(b.len()).for_each(one);
+        } else {
+            x.par_chunks_mut(b.len()).with_min_len(MIN_ROWS * 4).for_each(one);
+        }
         Ok(())
     }
+}
+
+/// `x = (x − mean) / √(var + eps) · weight + bias` for each row (LayerNorm over the last dimension, in
+/// place, f32 throughout like candle's).
+pub(crate) struct LayerNormOp<'a> {
+    pub(crate) weight: &'a [f32],
+    pub(crate) bias: &'a [f32],
+    pub(crate) eps: f32,
+}
+
+impl InplaceOp1 for LayerNormOp<'_> {
+    fn name(&self) -> &'static str {
+        "layer-norm"
+    }
+
+    fn cpu_fwd(&self, s: &mut CpuStorage, l: &Layout) -> candle_core::Result<()> {
+        let x = f32_slice(s, l)?;
+        let (w, b, eps) = (self.weight, self.bias, self.eps);
+        let n = w.len();
+        if n == 0 || x.len() % n != 0 || b.len() != n {
+            return Err(candle_core::Error::Msg("layer norm: shape differs".into()));
+        }
+        let one = |row: &mut [f32]| {
+            let mean = row.iter().sum::<f32>() / n as f32;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n as f32;
+            let inv = 1.0 / (var + eps).sqrt();
+            for ((v, &ww), &bb) in row.iter_mut().zip(w).zip(b) {
+                *v = (*v - mean) * inv * ww + bb;
+            }
+        };
+        if x.len() <= SERIAL_MAX {
+            x.chunks_mut(n).for_each(one);
+        } else {
+            x.par_chunks_mut(n).with_min_len(MIN_ROWS).for_each(one);
+        }
+        Ok(())
+    }
+}
+
+/// Multi-head self-attention straight from the fused projection: `[batch·len, 3·hidden]` (per token
+/// Q | K | V, each `heads × head_dim`, the query scale already folded in) to the context
+/// `[batch·len, hidden]`, one sequence per task. Keys past a sequence's length are skipped (the
+/// padding mask), and so are padded query rows (left at zero: later layers work per token and never
+/// attend to them, and pooling ignores them). No head split / transpose copies, no per-head GEMM calls.
+pub(crate) struct Attention<'a> {
+    pub(crate) len: usize,
+    pub(crate) heads: usize,
+    pub(crate) head_dim: usize,
+    /// Real tokens of each sequence.
+    pub(crate) lens: &'a [usize],
+}
+
+impl CustomOp1 for Attention<'_> {
+    fn name(&self) -> &'static str {
+        "attention"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (a, e) = l
+            .contiguous_offsets()
+            .ok_or_else(|| candle_core::Error::Msg("expected a contiguous qkv".into()))?;
+        let CpuStorage::F32(v) = s else { return Err(candle_core::Error::Msg("expected f32".into())) };
+        let qkv = &v[a..e];
+        let (len, h) = (self.len, self.heads * self.head_dim);
+        let b = self.lens.len();
+        if qkv.len() != b * len * 3 * h || self.lens.iter().any(|&k| k > len) {
+            return Err(candle_core::Error::Msg("attention: qkv shape differs".into()));
+        }
+        let mut out = vec![0f32; b * len * h];
+        if b == 0 || len == 0 {
+            return Ok((CpuStorage::F32(out), Shape::from((b * len, h))));
+        }
+        let one = |(ctx, (rows, &k)): (&mut [f32], (&[f32], &usize))| {
+            attend(rows, ctx, k, self.heads, self.head_dim);
+        };
+        if b == 1 {
+            // A single sequence (a query): no hand-off to the thread pool for a few hundred µs of work.
+            out.chunks_mut(len * h).zip(qkv.chunks(len * 3 * h).zip(self.lens)).for_each(one);
+        } else {
+            out.par_chunks_mut(len * h).zip(qkv.par_chunks(len * 3 * h).zip(self.lens)).for_each(one);
+        }
+        Ok((CpuStorage::F32(out), Shape::from((b * len, h))))
+    }
+}
+
+/// One sequence: `rows` is `[len, 3·hidden]`, `ctx` is `[len, hidden]`, `k` real tokens.
+fn attend(rows: &[f32], ctx: &mut [f32], k: usize, heads: usize, hd: usize) {
+    let h = heads * hd;
+    let mut scores = vec![0f32; k];
+    for head in 0..heads {
+        let off = head * hd;
+        for t in 0..k {
+            let q = &rows[t * 3 * h + off..][..hd];
+            let mut max = f32::NEG_INFINITY;
+            for (j, s) in scores.iter_mut().enumerate() {
+                *s = dot(q, &rows[j * 3 * h + h + off..][..hd]);
+                max = max.max(*s);
+            }
+            let mut sum = 0.0;
+            for s in scores.iter_mut() {
+                *s = exp_nonpos(*s - max);
+                sum += *s;
+            }
+            let inv = 1.0 / sum;
+            let out = &mut ctx[t * h + off..][..hd];
+            for (j, &p) in scores.iter().enumerate() {
+                let p = p * inv;
+                let v = &rows[j * 3 * h + 2 * h + off..][..hd];
+                out.iter_mut().zip(v).for_each(|(o, &x)| *o += p * x);
+            }
+        }
+    }
+}
+
+/// `Σ a·b` in eight independent lanes (vectorises; head sizes are multiples of 8 in practice).
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 /// `e^x` for `x ≤ 0` (clamped at -87), Cephes' polynomial; relative error ~1e-7.

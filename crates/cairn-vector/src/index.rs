@@ -9,7 +9,7 @@ use cairn_store::{Store, StoredVector};
 use hnsw_rs::hnsw::Hnsw;
 use serde::{Deserialize, Serialize};
 
-use crate::kernel::{DotDistance, dot, dot_i8, quantize_into};
+use crate::kernel::{DotDistance, dot, quantize_into, scan_f32, scan_i8};
 
 /// Tunables of vector search (`[vector]` in the config).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,8 +17,10 @@ use crate::kernel::{DotDistance, dot, dot_i8, quantize_into};
 pub struct VectorSettings {
     /// At this many live vectors an HNSW index is built and used (below it every search is exact).
     pub ann_threshold: usize,
-    /// Scan int8 codes first, then re-score the best candidates in f32 (4× less memory traffic, but
-    /// measured ~9× slower than the f32 scan on baseline x86-64 builds: off by default).
+    /// Scan int8 codes first, then re-score the best candidates in f32: 4× less memory traffic than the
+    /// f32 scan, and with the AVX2 kernels (picked at run time) the fastest exact path (see
+    /// `BENCHMARKS.md`). On CPUs without AVX2 the portable int8 loop is slower than the f32 scan: set
+    /// this to false there.
     pub quantize: bool,
     /// Candidates re-scored in f32 per requested hit when `quantize` is on.
     pub rescore_factor: usize,
@@ -39,7 +41,7 @@ impl Default for VectorSettings {
     fn default() -> Self {
         VectorSettings {
             ann_threshold: 200_000,
-            quantize: false,
+            quantize: true,
             rescore_factor: 4,
             hnsw_m: 16,
             hnsw_ef_construction: 100,
@@ -103,9 +105,8 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 struct Ann {
+    /// Every row since the build is in the graph (later rows are inserted as they arrive).
     hnsw: Hnsw<'static, f32, DotDistance>,
-    /// Rows `0..rows` are in the graph; later rows are inserted as they arrive.
-    rows: usize,
 }
 
 /// Vectors of one model, in memory, searchable by cosine similarity within a [`Scope`].
@@ -314,7 +315,6 @@ impl VectorIndex {
         if let Some(ann) = &mut self.ann {
             let r = row as usize;
             ann.hnsw.insert_slice((&self.data[r * self.dim..(r + 1) * self.dim], r));
-            ann.rows = self.chunk_ids.len();
         }
         Ok(())
     }
@@ -402,7 +402,7 @@ impl VectorIndex {
         let rows: Vec<(&[f32], usize)> =
             (0..n).filter(|&r| self.alive[r]).map(|r| (self.row(r as u32), r)).collect();
         hnsw.parallel_insert_slice(&rows);
-        self.ann = Some(Ann { hnsw, rows: n });
+        self.ann = Some(Ann { hnsw });
     }
 
     #[inline]
@@ -471,7 +471,7 @@ impl VectorIndex {
             let admitted = self.count_admitted(project, allow_private);
             let share = admitted as f32 / self.len().max(1) as f32;
             if share >= self.settings.hnsw_min_selectivity {
-                let hits = self.search_hnsw(query, scope, k);
+                let hits = self.search_hnsw_admitted(query, project, allow_private, admitted, k);
                 if hits.len() >= k.min(admitted) {
                     return (hits, SearchMethod::Hnsw);
                 }
@@ -506,19 +506,15 @@ impl VectorIndex {
         let Some((project, allow_private)) = self.resolve_scope(scope) else {
             return Vec::new();
         };
-        let n = self.chunk_ids.len();
         let dim = self.dim;
+        let admit = |r: usize| self.admits(r, project, allow_private);
         let best = if self.settings.quantize {
             let mut qcodes = Vec::with_capacity(dim);
             let qs = quantize_into(query, &mut qcodes);
             let mut top = TopK::new(k * self.settings.rescore_factor.max(1) + 8);
-            for r in 0..n {
-                if !self.admits(r, project, allow_private) {
-                    continue;
-                }
-                let d = dot_i8(&qcodes, &self.codes[r * dim..(r + 1) * dim]) as f32 * qs * self.scales[r];
-                top.push(Cand { score: d, row: r as u32 });
-            }
+            scan_i8(&qcodes, &self.codes, dim, admit, |r, d| {
+                top.push(Cand { score: d as f32 * qs * self.scales[r], row: r as u32 });
+            });
             let mut exact = TopK::new(k);
             for c in top.into_sorted() {
                 exact.push(Cand { score: dot(query, self.row(c.row)), row: c.row });
@@ -526,29 +522,45 @@ impl VectorIndex {
             exact
         } else {
             let mut top = TopK::new(k);
-            for r in 0..n {
-                if self.admits(r, project, allow_private) {
-                    top.push(Cand { score: dot(query, self.row(r as u32)), row: r as u32 });
-                }
-            }
+            scan_f32(query, &self.data, dim, admit, |r, d| top.push(Cand { score: d, row: r as u32 }));
             top
         };
         best.into_sorted().into_iter().map(|c| self.hit(c)).collect()
     }
 
-    /// HNSW search filtered by scope inside the graph walk; empty when no graph is built.
+    /// HNSW search, the scope applied to the graph's candidates; empty when no graph is built. The walk
+    /// itself is unfiltered (hnsw_rs's filtered walk never stops early and visits most of the graph):
+    /// the candidate list grows with the share of rows the scope rejects, and [`VectorIndex::search`]
+    /// falls back to the exact scan when fewer than `k` admitted rows come back.
     pub fn search_hnsw(&self, query: &[f32], scope: &Scope, k: usize) -> Vec<VectorHit> {
-        let Some(ann) = &self.ann else { return Vec::new() };
-        if k == 0 || query.len() != self.dim {
-            return Vec::new();
-        }
         let Some((project, allow_private)) = self.resolve_scope(scope) else {
             return Vec::new();
         };
-        let filter =
-            |id: &usize| *id < ann.rows.max(self.chunk_ids.len()) && self.admits(*id, project, allow_private);
-        let ef = self.settings.hnsw_ef_search.max(k);
-        let found = ann.hnsw.search_filter(query, k, ef, Some(&filter));
+        let admitted = if allow_private && project.is_none() {
+            self.len()
+        } else {
+            self.count_admitted(project, allow_private)
+        };
+        self.search_hnsw_admitted(query, project, allow_private, admitted, k)
+    }
+
+    fn search_hnsw_admitted(
+        &self,
+        query: &[f32],
+        project: Option<u32>,
+        allow_private: bool,
+        admitted: usize,
+        k: usize,
+    ) -> Vec<VectorHit> {
+        let Some(ann) = &self.ann else { return Vec::new() };
+        if k == 0 || query.len() != self.dim || admitted == 0 {
+            return Vec::new();
+        }
+        let base = self.settings.hnsw_ef_search.max(k);
+        // Rows the graph holds that the scope rejects (other scopes, dead rows) take candidate slots.
+        let share = admitted as f64 / self.chunk_ids.len().max(1) as f64;
+        let ef = ((base as f64 / share).ceil() as usize).clamp(base, base.max(k * 64).max(2048));
+        let found = ann.hnsw.search(query, ef, ef);
         let mut top = TopK::new(k);
         for n in found {
             // Re-scored exactly: the graph's distance is only used to navigate.

@@ -4,9 +4,11 @@
 //! - Loaded from the store at open ([`VectorIndex::load`]) and kept in step with its ingest and vector
 //!   logs ([`VectorIndex::sync`]), like the full-text index.
 //! - Exact search below a configurable size: an int8 scan (per-vector scale) then f32 re-scoring of the
-//!   best candidates, in loops the compiler vectorises ([`kernel`]).
-//! - Above it, an HNSW graph ([hnsw_rs]) searched with the scope as an in-walk filter; narrow scopes
-//!   (a small project) still use the exact scan, which is then cheap.
+//!   best candidates, on AVX2 + FMA kernels picked at run time, or portable loops the compiler
+//!   vectorises ([`kernel`]).
+//! - Above it, an HNSW graph ([hnsw_rs]) walked unfiltered with a candidate list grown for the share of
+//!   rows the scope rejects, the candidates then filtered by scope; narrow scopes (a small project) and
+//!   walks that return too few admitted rows use the exact scan.
 //! - Scope is checked on every row: a public-only caller never gets a private chunk.
 //!
 //! ```

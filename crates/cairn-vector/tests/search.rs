@@ -177,6 +177,106 @@ fn approximate_paths_keep_recall() {
     assert!(r_ann / n >= 0.90, "hnsw recall@10 {}", r_ann / n);
 }
 
+/// Unit vectors around `n / 50` topic centres with sentence-embedding-like spread (the benchmark's data).
+fn bench_like(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
+    let mut rng = Rng(seed | 1);
+    let clusters = (n / 50).max(4);
+    let centres: Vec<Vec<f32>> =
+        (0..clusters).map(|_| normalised((0..dim).map(|_| rng.unit()).collect())).collect();
+    (0..n)
+        .map(|_| {
+            let c = &centres[(rng.next() % clusters as u64) as usize];
+            normalised(c.iter().map(|x| x + 0.08 * rng.unit()).collect())
+        })
+        .collect()
+}
+
+/// Queries near stored vectors, like real queries landing near a topic.
+fn near_queries(data: &[Vec<f32>], count: usize, seed: u64) -> Vec<Vec<f32>> {
+    let mut rng = Rng(seed | 1);
+    (0..count)
+        .map(|_| {
+            let base = &data[(rng.next() % data.len() as u64) as usize];
+            normalised(base.iter().map(|x| x + 0.05 * rng.unit()).collect())
+        })
+        .collect()
+}
+
+/// The int8 scan + f32 re-scoring returns exactly the f32 top 10 (same chunks, same scores, same order)
+/// on 384-dimensional clustered data, for every scope shape.
+#[test]
+fn int8_scan_returns_the_f32_top10() {
+    let dim = 384;
+    let data = bench_like(6000, dim, 11);
+    let mut exact = VectorIndex::new("m", dim, exact_settings());
+    let mut int8 = VectorIndex::new(
+        "m",
+        dim,
+        VectorSettings { quantize: true, ann_threshold: usize::MAX, ..Default::default() },
+    );
+    for (i, v) in data.iter().enumerate() {
+        let audience = if i % 3 == 0 { Audience::Private } else { Audience::Public };
+        let (id, item, project) = (format!("i{i}#0"), format!("i{i}"), format!("p{}", i % 4));
+        for index in [&mut exact, &mut int8] {
+            index.upsert(&id, &item, &project, audience, v).unwrap();
+        }
+    }
+    let scopes = [Scope::owner(None), Scope::public_only(None), Scope::public_only(Some("p2".into()))];
+    for (qi, q) in near_queries(&data, 60, 5).iter().enumerate() {
+        for scope in &scopes {
+            let want = exact.search_exact(q, scope, 10);
+            let got = int8.search_exact(q, scope, 10);
+            assert_eq!(got, want, "query {qi}, scope {scope:?}");
+        }
+    }
+}
+
+/// HNSW under narrowing scopes: recall@10 stays high against the exact scan and no hit is ever outside
+/// the scope (public-only callers never see a private chunk).
+#[test]
+fn hnsw_keeps_recall_and_scope_under_filters() {
+    let dim = 48;
+    let data = bench_like(6000, dim, 21);
+    let mut exact = VectorIndex::new("m", dim, exact_settings());
+    let mut ann = VectorIndex::new("m", dim, VectorSettings { ann_threshold: 1000, ..Default::default() });
+    let mut rows = Vec::new();
+    for (i, v) in data.iter().enumerate() {
+        let public = i % 3 != 0;
+        let audience = if public { Audience::Public } else { Audience::Private };
+        let (id, item, project) = (format!("i{i}#0"), format!("i{i}"), format!("p{}", i % 4));
+        for index in [&mut exact, &mut ann] {
+            index.upsert(&id, &item, &project, audience, v).unwrap();
+        }
+        rows.push((project, public));
+    }
+    ann.maintain();
+    assert!(ann.has_ann());
+    let scopes = [
+        Scope::owner(None),
+        Scope::public_only(None),
+        Scope::owner(Some("p1".into())),
+        Scope::public_only(Some("p2".into())),
+    ];
+    let queries = near_queries(&data, 50, 9);
+    for scope in &scopes {
+        let mut recall = 0.0;
+        for q in &queries {
+            let want = exact.search_exact(q, scope, 10);
+            let (got, method) = ann.search(q, scope, 10);
+            assert_eq!(method, SearchMethod::Hnsw, "{scope:?}");
+            for h in &got {
+                let i: usize = h.chunk_id[1..h.chunk_id.len() - 2].parse().unwrap();
+                let (project, public) = &rows[i];
+                let audience = if *public { Audience::Public } else { Audience::Private };
+                assert!(scope.contains(project, audience), "{scope:?} got {}", h.chunk_id);
+            }
+            recall += recall_at(10, &got, &want);
+        }
+        let recall = recall / queries.len() as f64;
+        assert!(recall >= 0.95, "{scope:?}: hnsw recall@10 {recall}");
+    }
+}
+
 /// Replacing and deleting vectors (with compaction, and with an HNSW graph) leaves no stale hit.
 #[test]
 fn deletes_and_replacements_are_never_returned() {
