@@ -414,6 +414,15 @@ impl TopN {
 /// vector.
 type VectorFound = (Vec<(DocAddress, f32)>, Vec<f32>);
 
+/// A query embedding started before the lanes ran: call it to wait for the vector.
+type PendingQuery<'a> = Box<dyn FnOnce() -> std::result::Result<Vec<f32>, String> + 'a>;
+
+/// The query's embedding.
+fn embed_query(v: &VectorLane, text: &str) -> std::result::Result<Vec<f32>, String> {
+    let mut vecs = v.embedder.embed(&[text], EmbedKind::Query).map_err(|e| e.to_string())?;
+    vecs.pop().filter(|x| !x.is_empty()).ok_or_else(|| "the embedder returned no vector".to_owned())
+}
+
 /// Everything fusion knows about one candidate.
 #[derive(Debug, Default, Clone)]
 struct Candidate {
@@ -489,6 +498,22 @@ impl Recaller {
     /// Runs every enabled lane and fuses them. Never fails: a failing lane is reported as
     /// [`LaneStatus::Failed`] in [`RecallResult::lanes`] and the others still contribute.
     pub fn recall(&self, q: &RecallQuery) -> RecallResult {
+        match &self.vectors {
+            // The query embedding (milliseconds of model time) runs on a second thread while the
+            // lexical, tag and recency lanes run on this one.
+            Some(v) if self.settings.lane_on(lane::VECTOR) => std::thread::scope(|sc| {
+                let pending = sc.spawn(|| embed_query(v, &q.text));
+                let join: PendingQuery<'_> = Box::new(move || {
+                    pending.join().unwrap_or_else(|_| Err("the embedder panicked".to_owned()))
+                });
+                self.recall_with(q, Some(join))
+            }),
+            _ => self.recall_with(q, None),
+        }
+    }
+
+    fn recall_with(&self, q: &RecallQuery, pending: Option<PendingQuery<'_>>) -> RecallResult {
+        let mut pending = pending;
         let searcher = self.reader.searcher();
         let s = &self.settings;
         let pool = s.pool.max(q.k);
@@ -536,7 +561,7 @@ impl Recaller {
                 if !s.lane_on(lane::VECTOR) {
                     vector_weight = s.weights.lexical.max(1.0);
                 }
-                match self.vector_lane(v, &searcher, q, s.vector_pool.max(pool)) {
+                match self.vector_lane(v, &searcher, q, s.vector_pool.max(pool), pending.take()) {
                     Ok((top, qv)) => {
                         lanes.push(lane_report(lane::VECTOR, LaneStatus::Ok, top.len(), started, None));
                         for (rank, (addr, score)) in top.into_iter().enumerate() {
@@ -801,9 +826,12 @@ impl Recaller {
         searcher: &Searcher,
         q: &RecallQuery,
         pool: usize,
+        pending: Option<PendingQuery<'_>>,
     ) -> std::result::Result<VectorFound, String> {
-        let mut vecs = v.embedder.embed(&[q.text.as_str()], EmbedKind::Query).map_err(|e| e.to_string())?;
-        let qv = vecs.pop().filter(|x| !x.is_empty()).ok_or("the embedder returned no vector")?;
+        let qv = match pending {
+            Some(join) => join()?,
+            None => embed_query(v, &q.text)?,
+        };
         let index = v.index.read().map_err(|_| "the vector index is poisoned".to_owned())?;
         if index.dim() != qv.len() {
             return Err(format!(
@@ -1084,23 +1112,29 @@ impl Recaller {
             query.weight(EnableScoring::enabled_from_searcher(searcher))
         }
         .map_err(Error::engine("search"))?;
-        let mut top = TopN::new(n);
-        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let seg = SegmentScope::new(reader, scope)?;
-            if seg.excludes_all() {
-                continue;
+        let readers = searcher.segment_readers();
+        let search = |ords: &[usize]| -> Result<TopN> {
+            let mut top = TopN::new(n);
+            for &ord in ords {
+                let reader = &readers[ord];
+                let seg = SegmentScope::new(reader, scope)?;
+                if seg.excludes_all() {
+                    continue;
+                }
+                let threshold = top.threshold();
+                weight
+                    .for_each_pruning(threshold, reader, &mut |doc, score| {
+                        if seg.admits(doc) {
+                            top.push(Scored { score, addr: DocAddress::new(ord as u32, doc) })
+                        } else {
+                            top.threshold()
+                        }
+                    })
+                    .map_err(Error::engine("search"))?;
             }
-            let threshold = top.threshold();
-            weight
-                .for_each_pruning(threshold, reader, &mut |doc, score| {
-                    if seg.admits(doc) {
-                        top.push(Scored { score, addr: DocAddress::new(ord as u32, doc) })
-                    } else {
-                        top.threshold()
-                    }
-                })
-                .map_err(Error::engine("search"))?;
-        }
+            Ok(top)
+        };
+        let top = search(&(0..readers.len()).collect::<Vec<_>>())?;
         Ok(top.into_sorted())
     }
 
