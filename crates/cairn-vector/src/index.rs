@@ -147,6 +147,9 @@ impl std::fmt::Debug for VectorIndex {
     }
 }
 
+/// From this many rows the exact int8 scan is split between two threads.
+const PARALLEL_SCAN_ROWS: usize = 32_768;
+
 /// A candidate in a top-n min-heap: the worst on top; ties: the larger row on top (dropped first).
 #[derive(Clone, Copy, PartialEq)]
 struct Cand {
@@ -511,10 +514,51 @@ impl VectorIndex {
         let best = if self.settings.quantize {
             let mut qcodes = Vec::with_capacity(dim);
             let qs = quantize_into(query, &mut qcodes);
-            let mut top = TopK::new(k * self.settings.rescore_factor.max(1) + 8);
-            scan_i8(&qcodes, &self.codes, dim, admit, |r, d| {
-                top.push(Cand { score: d as f32 * qs * self.scales[r], row: r as u32 });
-            });
+            let pool = k * self.settings.rescore_factor.max(1) + 8;
+            // One half of the rows on each core when the scan is long enough to pay for a thread: each
+            // half keeps its own best `pool`, and merging them keeps the same set (the order is total).
+            let scan = |from: usize, to: usize| {
+                let mut top = TopK::new(pool);
+                scan_i8(
+                    &qcodes,
+                    &self.codes[from * dim..to * dim],
+                    dim,
+                    |r| admit(from + r),
+                    |r, d| {
+                        let r = from + r;
+                        top.push(Cand { score: d as f32 * qs * self.scales[r], row: r as u32 });
+                    },
+                );
+                top
+            };
+            let rows = self.chunk_ids.len();
+            let top = if rows >= PARALLEL_SCAN_ROWS
+                && std::thread::available_parallelism().map_or(1, |c| c.get()) >= 2
+            {
+                let mid = rows / 2;
+                let (mut top, other) = std::thread::scope(|sc| {
+                    let other = sc.spawn(|| scan(mid, rows));
+                    let mine = scan(0, mid);
+                    (mine, other.join())
+                });
+                match other {
+                    Ok(other) => {
+                        for c in other.heap {
+                            top.push(c);
+                        }
+                        top
+                    }
+                    // A panicking half: scan it again on this thread.
+                    Err(_) => {
+                        for c in scan(mid, rows).heap {
+                            top.push(c);
+                        }
+                        top
+                    }
+                }
+            } else {
+                scan(0, rows)
+            };
             let mut exact = TopK::new(k);
             for c in top.into_sorted() {
                 exact.push(Cand { score: dot(query, self.row(c.row)), row: c.row });

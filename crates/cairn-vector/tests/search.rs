@@ -231,6 +231,41 @@ fn int8_scan_returns_the_f32_top10() {
     }
 }
 
+/// Past 32,768 rows the int8 scan runs on two threads (one half of the rows each); the merged result is
+/// still exactly the f32 top 10, rows on both sides of the split included.
+#[test]
+fn two_thread_int8_scan_returns_the_f32_top10() {
+    let dim = 64;
+    let data = bench_like(40_000, dim, 13);
+    let mut exact = VectorIndex::new("m", dim, exact_settings());
+    let mut int8 = VectorIndex::new(
+        "m",
+        dim,
+        VectorSettings { quantize: true, ann_threshold: usize::MAX, ..Default::default() },
+    );
+    for (i, v) in data.iter().enumerate() {
+        let audience = if i % 3 == 0 { Audience::Private } else { Audience::Public };
+        let (id, item, project) = (format!("i{i}#0"), format!("i{i}"), format!("p{}", i % 4));
+        for index in [&mut exact, &mut int8] {
+            index.upsert(&id, &item, &project, audience, v).unwrap();
+        }
+    }
+    let scopes = [Scope::owner(None), Scope::public_only(Some("p2".into()))];
+    let mut halves = [false, false];
+    for (qi, q) in near_queries(&data, 30, 9).iter().enumerate() {
+        for scope in &scopes {
+            let want = exact.search_exact(q, scope, 10);
+            let got = int8.search_exact(q, scope, 10);
+            assert_eq!(got, want, "query {qi}, scope {scope:?}");
+            for h in &got {
+                let row: usize = h.item_id[1..].parse().unwrap();
+                halves[usize::from(row >= data.len() / 2)] = true;
+            }
+        }
+    }
+    assert_eq!(halves, [true, true], "hits came from both halves of the scan");
+}
+
 /// HNSW under narrowing scopes: recall@10 stays high against the exact scan and no hit is ever outside
 /// the scope (public-only callers never see a private chunk).
 #[test]
