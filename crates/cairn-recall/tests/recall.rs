@@ -401,22 +401,11 @@ fn rrf_fusion_and_lexical_only_weights() {
 
 /// Three turns of one session, each with the turn before it as context (as capture records them).
 fn session() -> Vec<Item> {
-    let texts = [
+    session_items(&[
         "Caroline: I went to the LGBTQ support group yesterday.",
         "Melanie: Wow, that sounds so powerful! How did it feel?",
         "Melanie: I painted a lake sunrise last year.",
-    ];
-    let mut out: Vec<Item> = Vec::new();
-    for (i, text) in texts.iter().enumerate() {
-        let mut it = item(&format!("t{}", i + 1), "p", Audience::Private, "", text, &[], 0);
-        it.kind = ItemKind::Turn;
-        it.provenance = Provenance::Turn { session_key: "s".into(), turn_id: format!("{}", i + 1) };
-        if i > 0 {
-            it.set_context(texts[i - 1]);
-        }
-        out.push(it);
-    }
-    out
+    ])
 }
 
 #[test]
@@ -480,6 +469,7 @@ fn linked_session(texts: &[&str]) -> Vec<Item> {
     out
 }
 
+/// Turns `t1`, `t2`, ... of session `s`, each with the turn before it as context (not linked).
 fn session_items(texts: &[&str]) -> Vec<Item> {
     let mut out: Vec<Item> = Vec::new();
     for (i, text) in texts.iter().enumerate() {

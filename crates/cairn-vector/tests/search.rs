@@ -202,12 +202,8 @@ fn near_queries(data: &[Vec<f32>], count: usize, seed: u64) -> Vec<Vec<f32>> {
         .collect()
 }
 
-/// The int8 scan + f32 re-scoring returns exactly the f32 top 10 (same chunks, same scores, same order)
-/// on 384-dimensional clustered data, for every scope shape.
-#[test]
-fn int8_scan_returns_the_f32_top10() {
-    let dim = 384;
-    let data = bench_like(6000, dim, 11);
+/// The same rows (`i<n>`, every third private, four projects) in an f32-only index and an int8 one.
+fn exact_and_int8(data: &[Vec<f32>], dim: usize) -> (VectorIndex, VectorIndex) {
     let mut exact = VectorIndex::new("m", dim, exact_settings());
     let mut int8 = VectorIndex::new(
         "m",
@@ -221,6 +217,16 @@ fn int8_scan_returns_the_f32_top10() {
             index.upsert(&id, &item, &project, audience, v).unwrap();
         }
     }
+    (exact, int8)
+}
+
+/// The int8 scan + f32 re-scoring returns exactly the f32 top 10 (same chunks, same scores, same order)
+/// on 384-dimensional clustered data, for every scope shape.
+#[test]
+fn int8_scan_returns_the_f32_top10() {
+    let dim = 384;
+    let data = bench_like(6000, dim, 11);
+    let (exact, int8) = exact_and_int8(&data, dim);
     let scopes = [Scope::owner(None), Scope::public_only(None), Scope::public_only(Some("p2".into()))];
     for (qi, q) in near_queries(&data, 60, 5).iter().enumerate() {
         for scope in &scopes {
@@ -237,19 +243,7 @@ fn int8_scan_returns_the_f32_top10() {
 fn two_thread_int8_scan_returns_the_f32_top10() {
     let dim = 64;
     let data = bench_like(40_000, dim, 13);
-    let mut exact = VectorIndex::new("m", dim, exact_settings());
-    let mut int8 = VectorIndex::new(
-        "m",
-        dim,
-        VectorSettings { quantize: true, ann_threshold: usize::MAX, ..Default::default() },
-    );
-    for (i, v) in data.iter().enumerate() {
-        let audience = if i % 3 == 0 { Audience::Private } else { Audience::Public };
-        let (id, item, project) = (format!("i{i}#0"), format!("i{i}"), format!("p{}", i % 4));
-        for index in [&mut exact, &mut int8] {
-            index.upsert(&id, &item, &project, audience, v).unwrap();
-        }
-    }
+    let (exact, int8) = exact_and_int8(&data, dim);
     let scopes = [Scope::owner(None), Scope::public_only(Some("p2".into()))];
     let mut halves = [false, false];
     for (qi, q) in near_queries(&data, 30, 9).iter().enumerate() {
