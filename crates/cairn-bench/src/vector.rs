@@ -9,6 +9,7 @@ use std::time::Instant;
 use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance, Scope};
 use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller, VectorLane};
 use cairn_store::{NewVector, SqliteStore, Store, Write};
+use cairn_vector::synthetic::{Rng, near_queries, topic_vectors};
 use cairn_vector::{VectorIndex, VectorSettings};
 use serde::Serialize;
 
@@ -50,41 +51,6 @@ struct SizeReport {
     load_s: f64,
     rows_mb: f64,
     rss_growth_hnsw_mb: f64,
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
-}
-
-fn normalised(mut v: Vec<f32>) -> Vec<f32> {
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-    v.iter_mut().for_each(|x| *x /= n);
-    v
-}
-
-/// Unit vectors around `n / 50` topic centres: neighbourhoods like sentence embeddings have, rather
-/// than uniform noise (on which every index looks worse than on real data).
-fn clustered(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
-    let mut rng = Rng(seed | 1);
-    let clusters = (n / 50).max(4);
-    let centres: Vec<Vec<f32>> =
-        (0..clusters).map(|_| normalised((0..dim).map(|_| rng.unit()).collect())).collect();
-    (0..n)
-        .map(|_| {
-            let c = &centres[(rng.next() % clusters as u64) as usize];
-            normalised(c.iter().map(|x| x + 0.08 * rng.unit()).collect())
-        })
-        .collect()
 }
 
 fn rss_mb() -> f64 {
@@ -177,7 +143,7 @@ const WORDS: &[&str] = &[
 
 fn synthetic_text(i: usize) -> String {
     let mut rng = Rng((i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    (0..24).map(|_| WORDS[(rng.next() % WORDS.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
+    (0..24).map(|_| WORDS[(rng.next_u64() % WORDS.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
 }
 
 /// Writes `vectors` as items + vectors into a fresh store; returns the seconds spent.
@@ -219,15 +185,9 @@ fn recall10(got: &[cairn_vector::VectorHit], want: &[cairn_vector::VectorHit]) -
 fn bench_size(n: usize, opts: &VectorBench) -> anyhow::Result<SizeReport> {
     let dim = opts.dim;
     eprintln!("vector: {n} × {dim}: generating");
-    let vectors = clustered(n, dim, 42 + n as u64);
+    let vectors = topic_vectors(n, dim, 42 + n as u64);
     // Queries: perturbed stored vectors (a query lands near some topic, like a real one).
-    let mut rng = Rng(7);
-    let queries: Vec<Vec<f32>> = (0..opts.queries)
-        .map(|_| {
-            let base = &vectors[(rng.next() % n as u64) as usize];
-            normalised(base.iter().map(|x| x + 0.05 * rng.unit()).collect())
-        })
-        .collect();
+    let queries = near_queries(&vectors, opts.queries, 7);
     let dir = opts.data.join(format!("vector-{n}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
@@ -353,7 +313,7 @@ fn warm(n: usize, model: &Path, opts: &VectorBench) -> anyhow::Result<WarmReport
     }
     writer.commit(n as u64)?;
     writer.finish()?;
-    let vectors = clustered(n, dim, 99);
+    let vectors = topic_vectors(n, dim, 99);
     let mut vindex = VectorIndex::new(embedder.model_id(), dim, VectorSettings::default());
     for (i, v) in vectors.iter().enumerate() {
         let (item, chunk) = item_for(i);

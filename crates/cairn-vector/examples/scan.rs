@@ -10,27 +10,8 @@ use std::time::Instant;
 
 use cairn_core::{Audience, Scope};
 use cairn_vector::kernel::{dot_i8_portable, quantize_into, simd_level};
+use cairn_vector::synthetic::{near_queries, topic_vectors};
 use cairn_vector::{VectorIndex, VectorSettings};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
-}
-
-fn normalised(mut v: Vec<f32>) -> Vec<f32> {
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-    v.iter_mut().for_each(|x| *x /= n);
-    v
-}
 
 fn pct(times: &mut [f64], p: f64) -> f64 {
     times.sort_by(f64::total_cmp);
@@ -42,22 +23,8 @@ fn main() {
     let n: usize = args.get(1).map_or(100_000, |a| a.parse().expect("N"));
     let nq: usize = args.get(2).map_or(200, |a| a.parse().expect("QUERIES"));
     let dim = 384;
-    let mut rng = Rng(42 + n as u64);
-    let clusters = (n / 50).max(4);
-    let centres: Vec<Vec<f32>> =
-        (0..clusters).map(|_| normalised((0..dim).map(|_| rng.unit()).collect())).collect();
-    let data: Vec<Vec<f32>> = (0..n)
-        .map(|_| {
-            let c = &centres[(rng.next() % clusters as u64) as usize];
-            normalised(c.iter().map(|x| x + 0.08 * rng.unit()).collect())
-        })
-        .collect();
-    let queries: Vec<Vec<f32>> = (0..nq)
-        .map(|_| {
-            let base = &data[(rng.next() % n as u64) as usize];
-            normalised(base.iter().map(|x| x + 0.05 * rng.unit()).collect())
-        })
-        .collect();
+    let data = topic_vectors(n, dim, 42 + n as u64);
+    let queries = near_queries(&data, nq, 7);
     let settings = |quantize| VectorSettings { ann_threshold: usize::MAX, quantize, ..Default::default() };
     let mut f32_index = VectorIndex::new("m", dim, settings(false));
     let mut int8_index = VectorIndex::new("m", dim, settings(true));

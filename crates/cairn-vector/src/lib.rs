@@ -26,5 +26,6 @@
 
 mod index;
 pub mod kernel;
+pub mod synthetic;
 
 pub use index::{Error, Result, SearchMethod, VectorHit, VectorIndex, VectorSettings, VectorSync};

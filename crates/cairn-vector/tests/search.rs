@@ -3,29 +3,9 @@
 
 use cairn_core::{Audience, Scope};
 use cairn_vector::kernel::dot;
+use cairn_vector::synthetic::{Rng, near_queries, normalised, topic_vectors};
 use cairn_vector::{SearchMethod, VectorIndex, VectorSettings};
 use proptest::prelude::*;
-
-/// A deterministic pseudo-random generator (xorshift), so fixtures need no extra crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
-}
-
-fn normalised(mut v: Vec<f32>) -> Vec<f32> {
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-    v.iter_mut().for_each(|x| *x /= n);
-    v
-}
 
 /// Clustered unit vectors (like sentence embeddings: neighbourhoods, not uniform noise).
 fn clustered(n: usize, dim: usize, clusters: usize, seed: u64) -> Vec<Vec<f32>> {
@@ -177,31 +157,6 @@ fn approximate_paths_keep_recall() {
     assert!(r_ann / n >= 0.90, "hnsw recall@10 {}", r_ann / n);
 }
 
-/// Unit vectors around `n / 50` topic centres with sentence-embedding-like spread (the benchmark's data).
-fn bench_like(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
-    let mut rng = Rng(seed | 1);
-    let clusters = (n / 50).max(4);
-    let centres: Vec<Vec<f32>> =
-        (0..clusters).map(|_| normalised((0..dim).map(|_| rng.unit()).collect())).collect();
-    (0..n)
-        .map(|_| {
-            let c = &centres[(rng.next() % clusters as u64) as usize];
-            normalised(c.iter().map(|x| x + 0.08 * rng.unit()).collect())
-        })
-        .collect()
-}
-
-/// Queries near stored vectors, like real queries landing near a topic.
-fn near_queries(data: &[Vec<f32>], count: usize, seed: u64) -> Vec<Vec<f32>> {
-    let mut rng = Rng(seed | 1);
-    (0..count)
-        .map(|_| {
-            let base = &data[(rng.next() % data.len() as u64) as usize];
-            normalised(base.iter().map(|x| x + 0.05 * rng.unit()).collect())
-        })
-        .collect()
-}
-
 /// The same rows (`i<n>`, every third private, four projects) in an f32-only index and an int8 one.
 fn exact_and_int8(data: &[Vec<f32>], dim: usize) -> (VectorIndex, VectorIndex) {
     let mut exact = VectorIndex::new("m", dim, exact_settings());
@@ -225,7 +180,7 @@ fn exact_and_int8(data: &[Vec<f32>], dim: usize) -> (VectorIndex, VectorIndex) {
 #[test]
 fn int8_scan_returns_the_f32_top10() {
     let dim = 384;
-    let data = bench_like(6000, dim, 11);
+    let data = topic_vectors(6000, dim, 11);
     let (exact, int8) = exact_and_int8(&data, dim);
     let scopes = [Scope::owner(None), Scope::public_only(None), Scope::public_only(Some("p2".into()))];
     for (qi, q) in near_queries(&data, 60, 5).iter().enumerate() {
@@ -242,7 +197,7 @@ fn int8_scan_returns_the_f32_top10() {
 #[test]
 fn two_thread_int8_scan_returns_the_f32_top10() {
     let dim = 64;
-    let data = bench_like(40_000, dim, 13);
+    let data = topic_vectors(40_000, dim, 13);
     let (exact, int8) = exact_and_int8(&data, dim);
     let scopes = [Scope::owner(None), Scope::public_only(Some("p2".into()))];
     let mut halves = [false, false];
@@ -265,7 +220,7 @@ fn two_thread_int8_scan_returns_the_f32_top10() {
 #[test]
 fn hnsw_keeps_recall_and_scope_under_filters() {
     let dim = 48;
-    let data = bench_like(6000, dim, 21);
+    let data = topic_vectors(6000, dim, 21);
     let mut exact = VectorIndex::new("m", dim, exact_settings());
     let mut ann = VectorIndex::new("m", dim, VectorSettings { ann_threshold: 1000, ..Default::default() });
     let mut rows = Vec::new();
