@@ -1112,29 +1112,23 @@ impl Recaller {
             query.weight(EnableScoring::enabled_from_searcher(searcher))
         }
         .map_err(Error::engine("search"))?;
-        let readers = searcher.segment_readers();
-        let search = |ords: &[usize]| -> Result<TopN> {
-            let mut top = TopN::new(n);
-            for &ord in ords {
-                let reader = &readers[ord];
-                let seg = SegmentScope::new(reader, scope)?;
-                if seg.excludes_all() {
-                    continue;
-                }
-                let threshold = top.threshold();
-                weight
-                    .for_each_pruning(threshold, reader, &mut |doc, score| {
-                        if seg.admits(doc) {
-                            top.push(Scored { score, addr: DocAddress::new(ord as u32, doc) })
-                        } else {
-                            top.threshold()
-                        }
-                    })
-                    .map_err(Error::engine("search"))?;
+        let mut top = TopN::new(n);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let seg = SegmentScope::new(reader, scope)?;
+            if seg.excludes_all() {
+                continue;
             }
-            Ok(top)
-        };
-        let top = search(&(0..readers.len()).collect::<Vec<_>>())?;
+            let threshold = top.threshold();
+            weight
+                .for_each_pruning(threshold, reader, &mut |doc, score| {
+                    if seg.admits(doc) {
+                        top.push(Scored { score, addr: DocAddress::new(ord as u32, doc) })
+                    } else {
+                        top.threshold()
+                    }
+                })
+                .map_err(Error::engine("search"))?;
+        }
         Ok(top.into_sorted())
     }
 
