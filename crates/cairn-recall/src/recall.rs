@@ -129,9 +129,9 @@ pub struct RecallSettings {
     /// Lanes that run (`lexical`, `vector`, `tags`, `recency`); a lane also needs a weight above 0, and
     /// the vector lane an embedding model.
     pub lanes: Vec<String>,
-    /// Candidates the lexical lane contributes when the vector lane runs (at least `pool`): deeper than
-    /// the hits asked for, so fusion can lift a lexical runner-up the vector lane agrees with. Without
-    /// the vector lane the lexical lane contributes `pool`.
+    /// Candidates the lexical lane contributes when something can lift a lexical runner-up (at least
+    /// `pool`): the vector lane, or neighbour lending when the index holds linked turns. Otherwise the
+    /// lexical lane contributes `pool`.
     pub lexical_pool: usize,
     /// Candidates the vector lane contributes (at least `pool`).
     pub vector_pool: usize,
@@ -279,6 +279,7 @@ pub struct Recaller {
     settings: RecallSettings,
     recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
     stores: Mutex<Option<(u64, Stores)>>,
+    turn_links: Mutex<Option<(u64, bool)>>,
     vectors: Option<VectorLane>,
     scope_counts: Arc<ScopeCounts>,
 }
@@ -464,6 +465,7 @@ impl Recaller {
             settings,
             recent_cache: Mutex::new(None),
             stores: Mutex::new(None),
+            turn_links: Mutex::new(None),
             vectors: None,
             scope_counts: Default::default(),
         })
@@ -517,10 +519,11 @@ impl Recaller {
         let searcher = self.reader.searcher();
         let s = &self.settings;
         let pool = s.pool.max(q.k);
-        // The deeper lexical pool only serves hybrid fusion: without the vector lane, nothing can lift
-        // a lexical runner-up, and the smaller pool lets block-max WAND prune sooner.
+        // The deeper lexical pool serves what can lift a lexical runner-up: hybrid fusion, and lending
+        // between linked turns. Without either, the smaller pool lets block-max WAND prune sooner.
         let hybrid = self.vectors.is_some() && s.lane_on(lane::VECTOR);
-        let lexical_pool = if hybrid { s.lexical_pool.max(pool) } else { pool };
+        let lending = s.neighbour_boost > 0.0 && self.has_turn_links(&searcher);
+        let lexical_pool = if hybrid || lending { s.lexical_pool.max(pool) } else { pool };
         let mut warnings = Vec::new();
         let mut lanes = Vec::new();
         let terms = self.query_terms(&searcher, &q.text);
@@ -1409,6 +1412,24 @@ impl Recaller {
         );
         *cache = Some((generation, stores.clone()));
         Some(stores)
+    }
+
+    /// Whether a chunk of this index generation links to a previous turn (some segment's previous-key
+    /// column has a maximum above 0); computed once per generation. Errors count as linked.
+    fn has_turn_links(&self, searcher: &Searcher) -> bool {
+        let generation = searcher.generation().generation_id();
+        let mut cache = self.turn_links.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, links)) = *cache
+            && g == generation
+        {
+            return links;
+        }
+        let links = searcher
+            .segment_readers()
+            .iter()
+            .any(|r| r.fast_fields().u64(F_PREVIOUS_KEY).map_or(true, |c| c.max_value() > 0));
+        *cache = Some((generation, links));
+        links
     }
 
     /// The hit stored at `addr`: decoded from the raw doc-store bytes when it can be, else through

@@ -526,6 +526,43 @@ fn consecutive_turns_lend_each_other_score() {
     assert!(ask(&r, q, Scope::owner(None), 4).hits.iter().all(|h| !h.parts.contains_key(lane::NEIGHBOUR)));
 }
 
+#[test]
+fn lending_reaches_lexical_runner_ups_without_the_vector_lane() {
+    // The answer (t2) matches only through its context, below notes that repeat the query's words;
+    // lent part of the question's score, it belongs among the hits, so the lexical lane must pool
+    // deeper than the hits asked for even when no vector lane runs.
+    let mut items = linked_session(&[
+        "Caroline: What did you paint for the art show?",
+        "Melanie: A lake at sunrise, all orange and pink.",
+    ]);
+    for i in 0..8 {
+        items.push(item(
+            &format!("n{i}"),
+            "p",
+            Audience::Private,
+            "",
+            &format!("art show paint {i}"),
+            &[],
+            0,
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &items);
+    w.commit(1).unwrap();
+    let lexical = RecallSettings { pool: 3, lexical_pool: 50, ..RecallSettings::default() }
+        .only_lanes(&[lane::LEXICAL]);
+    let q = "what did you paint for the art show";
+    let shallow = Recaller::new(&index, RecallSettings { lexical_pool: 3, ..lexical.clone() }).unwrap();
+    let res = ask(&shallow, q, Scope::owner(None), 3);
+    assert!(!ids(&res).contains(&"t2"), "{:?}", ids(&res));
+    let deep = Recaller::new(&index, lexical).unwrap();
+    let res = ask(&deep, q, Scope::owner(None), 3);
+    let t2 = res.hits.iter().find(|h| h.item_id == "t2").unwrap_or_else(|| panic!("{:?}", ids(&res)));
+    assert!(t2.parts.contains_key(lane::NEIGHBOUR), "{:?}", t2.parts);
+}
+
 /// Embeds known texts as given unit vectors in the plane (cosine to the query = the given value).
 struct Table(Vec<(&'static str, f32)>);
 
