@@ -243,6 +243,10 @@ type ByDate = Arc<Vec<(Millis, DocAddress)>>;
 /// One doc-store reader per segment, shared per index generation.
 type Stores = Arc<Vec<StoreReader>>;
 
+/// Each document's chunk id as its rank among every chunk id of the index generation (per segment,
+/// by doc id), so ties between chunks break by chunk id without reading any id.
+type IdRanks = Arc<Vec<Vec<u32>>>;
+
 /// Decompressed doc-store blocks each segment's reader keeps (tantivy's own default).
 const STORE_CACHE_BLOCKS: usize = 100;
 
@@ -280,6 +284,7 @@ pub struct Recaller {
     recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
     stores: Mutex<Option<(u64, Stores)>>,
     turn_links: Mutex<Option<(u64, bool)>>,
+    id_ranks: Mutex<Option<(u64, Option<IdRanks>)>>,
     vectors: Option<VectorLane>,
     scope_counts: Arc<ScopeCounts>,
 }
@@ -450,6 +455,54 @@ fn lane_report(
     }
 }
 
+/// [`IdRanks`] of `searcher`'s segments: a merge of their sorted chunk-id dictionaries (an id in two
+/// segments gets one rank; a document without an id ranks last).
+fn rank_chunk_ids(searcher: &Searcher) -> Result<Vec<Vec<u32>>> {
+    let read = |e: std::io::Error| Error::Engine { action: "read fast field", source: e.into() };
+    let mut cols = Vec::new();
+    for reader in searcher.segment_readers() {
+        let col = reader.fast_fields().str(F_CHUNK_ID).map_err(Error::engine("read fast field"))?;
+        cols.push(col.ok_or_else(|| read(std::io::Error::other("no chunk-id column")))?);
+    }
+    let mut streams = Vec::with_capacity(cols.len());
+    for col in &cols {
+        let mut stream = col.dictionary().stream().map_err(read)?;
+        let live = stream.advance();
+        streams.push((stream, live));
+    }
+    let mut ord_ranks: Vec<Vec<u32>> = cols.iter().map(|c| vec![u32::MAX; c.num_terms()]).collect();
+    let mut rank = 0u32;
+    loop {
+        // The smallest id at the head of any segment's dictionary; every segment holding it takes it.
+        let Some(min) = streams.iter().filter(|(_, live)| *live).map(|(s, _)| s.key()).min() else {
+            break;
+        };
+        let min = min.to_vec();
+        for (seg, (stream, live)) in streams.iter_mut().enumerate() {
+            if *live && stream.key() == min.as_slice() {
+                if let Some(r) = ord_ranks[seg].get_mut(stream.term_ord() as usize) {
+                    *r = rank;
+                }
+                *live = stream.advance();
+            }
+        }
+        rank += 1;
+    }
+    Ok(searcher
+        .segment_readers()
+        .iter()
+        .zip(&cols)
+        .zip(&ord_ranks)
+        .map(|((reader, col), ranks)| {
+            (0..reader.max_doc())
+                .map(|doc| {
+                    col.term_ords(doc).next().and_then(|o| ranks.get(o as usize)).copied().unwrap_or(u32::MAX)
+                })
+                .collect()
+        })
+        .collect())
+}
+
 impl Recaller {
     /// A recaller over `index` with `settings`. Reads the last committed state; see [`Recaller::reload`].
     pub fn new(index: &RecallIndex, settings: RecallSettings) -> Result<Recaller> {
@@ -466,6 +519,7 @@ impl Recaller {
             recent_cache: Mutex::new(None),
             stores: Mutex::new(None),
             turn_links: Mutex::new(None),
+            id_ranks: Mutex::new(None),
             vectors: None,
             scope_counts: Default::default(),
         })
@@ -753,6 +807,19 @@ impl Recaller {
             fused.len().min(q.k)
         };
         fused.truncate(cut);
+        if fused.len() > q.k
+            && let Some(ranks) = self.id_ranks(&searcher)
+        {
+            // Ties at the k-th score, from the second query of an index generation on: the chunk-id
+            // tie-break by each chunk id's rank, reading no id.
+            let rank = |a: DocAddress| {
+                ranks.get(a.segment_ord as usize).and_then(|r| r.get(a.doc_id as usize)).copied()
+            };
+            fused.sort_by(|a, b| {
+                b.0.total_cmp(&a.0).then_with(|| rank(a.1).cmp(&rank(b.1))).then_with(|| a.1.cmp(&b.1))
+            });
+            fused.truncate(q.k);
+        }
         if fused.len() > q.k {
             // Ties at the k-th score: the chunk-id tie-break below picks which of them are hits. Read
             // just their ids (the first stored field) and keep those k, rather than loading every tied
@@ -1390,6 +1457,25 @@ impl Recaller {
             Arc::new(keyed.into_iter().map(|((created, _), addr)| (created, addr)).collect::<Vec<_>>());
         *cache = Some((generation, Some(list.clone())));
         Ok(Some(list))
+    }
+
+    /// Every document's chunk-id rank ([`IdRanks`]); computed once per index generation, from its
+    /// second query on (`None` for the first, or when a segment's ids cannot be read). Each
+    /// segment's chunk-id dictionary is sorted, so one merge of the dictionaries ranks every id.
+    fn id_ranks(&self, searcher: &Searcher) -> Option<IdRanks> {
+        let generation = searcher.generation().generation_id();
+        let mut cache = self.id_ranks.lock().unwrap_or_else(|e| e.into_inner());
+        match cache.as_ref() {
+            Some((g, Some(ranks))) if *g == generation => return Some(ranks.clone()),
+            Some((g, None)) if *g == generation => {}
+            _ => {
+                *cache = Some((generation, None));
+                return None;
+            }
+        }
+        let ranks = Arc::new(rank_chunk_ids(searcher).ok()?);
+        *cache = Some((generation, Some(ranks.clone())));
+        Some(ranks)
     }
 
     /// The doc-store readers of this index generation, opened on its first query (`None` when one

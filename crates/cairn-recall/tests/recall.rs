@@ -563,6 +563,29 @@ fn lending_reaches_lexical_runner_ups_without_the_vector_lane() {
     assert!(t2.parts.contains_key(lane::NEIGHBOUR), "{:?}", t2.parts);
 }
 
+#[test]
+fn ties_break_by_chunk_id_across_segments_on_every_query() {
+    // Identical text and date in three segments, ids interleaved across them: every score ties. The
+    // first query of an index generation reads the tied ids; later ones use the ids' ranks. Both
+    // must pick the smallest ids.
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    for (commit, ids) in [["t5", "t1", "t7"], ["t3", "t8", "t0"], ["t6", "t2", "t4"]].iter().enumerate() {
+        let items: Vec<Item> =
+            ids.iter().map(|id| item(id, "p", Audience::Public, "", "same words here", &[], 1)).collect();
+        put(&mut w, &items);
+        w.commit(commit as u64 + 1).unwrap();
+    }
+    let r = Recaller::new(&index, RecallSettings::default()).unwrap();
+    for k in [3, 5, 3, 8, 1] {
+        let res = ask(&r, "same words", Scope::owner(None), k);
+        let want: Vec<String> = (0..k).map(|i| format!("t{i}#0")).collect();
+        let got: Vec<&str> = res.hits.iter().map(|h| h.chunk_id.as_str()).collect();
+        assert_eq!(got, want.iter().map(String::as_str).collect::<Vec<_>>(), "k = {k}");
+    }
+}
+
 /// Embeds known texts as given unit vectors in the plane (cosine to the query = the given value).
 struct Table(Vec<(&'static str, f32)>);
 
