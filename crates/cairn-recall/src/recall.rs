@@ -472,11 +472,8 @@ fn rank_chunk_ids(searcher: &Searcher) -> Result<Vec<Vec<u32>>> {
     }
     let mut ord_ranks: Vec<Vec<u32>> = cols.iter().map(|c| vec![u32::MAX; c.num_terms()]).collect();
     let mut rank = 0u32;
-    loop {
-        // The smallest id at the head of any segment's dictionary; every segment holding it takes it.
-        let Some(min) = streams.iter().filter(|(_, live)| *live).map(|(s, _)| s.key()).min() else {
-            break;
-        };
+    // The smallest id at the head of any segment's dictionary; every segment holding it takes it.
+    while let Some(min) = streams.iter().filter(|(_, live)| *live).map(|(s, _)| s.key()).min() {
         let min = min.to_vec();
         for (seg, (stream, live)) in streams.iter_mut().enumerate() {
             if *live && stream.key() == min.as_slice() {
