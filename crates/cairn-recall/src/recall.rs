@@ -237,6 +237,16 @@ pub struct RecallResult {
     pub warnings: Vec<String>,
 }
 
+/// What an index generation holds, for the lanes to skip work that cannot matter.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    /// A chunk links to a previous turn (some segment's previous-key column is above 0): neighbour
+    /// lending can lift a lexical runner-up.
+    turn_links: bool,
+    /// A chunk has a context (the context field holds tokens): its BM25 clauses can match.
+    contexts: bool,
+}
+
 /// Every chunk, newest first, shared per index generation.
 type ByDate = Arc<Vec<(Millis, DocAddress)>>;
 
@@ -283,7 +293,7 @@ pub struct Recaller {
     settings: RecallSettings,
     recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
     stores: Mutex<Option<(u64, Stores)>>,
-    turn_links: Mutex<Option<(u64, bool)>>,
+    shape: Mutex<Option<(u64, Shape)>>,
     id_ranks: Mutex<Option<(u64, Option<IdRanks>)>>,
     vectors: Option<VectorLane>,
     scope_counts: Arc<ScopeCounts>,
@@ -515,7 +525,7 @@ impl Recaller {
             settings,
             recent_cache: Mutex::new(None),
             stores: Mutex::new(None),
-            turn_links: Mutex::new(None),
+            shape: Mutex::new(None),
             id_ranks: Mutex::new(None),
             vectors: None,
             scope_counts: Default::default(),
@@ -573,7 +583,7 @@ impl Recaller {
         // The deeper lexical pool serves what can lift a lexical runner-up: hybrid fusion, and lending
         // between linked turns. Without either, the smaller pool lets block-max WAND prune sooner.
         let hybrid = self.vectors.is_some() && s.lane_on(lane::VECTOR);
-        let lending = s.neighbour_boost > 0.0 && self.has_turn_links(&searcher);
+        let lending = s.neighbour_boost > 0.0 && self.shape(&searcher).turn_links;
         let lexical_pool = if hybrid || lending { s.lexical_pool.max(pool) } else { pool };
         let mut warnings = Vec::new();
         let mut lanes = Vec::new();
@@ -1135,7 +1145,9 @@ impl Recaller {
         pool: usize,
     ) -> Result<Vec<Scored>> {
         let f = &self.index.fields;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len() * 2 + 1);
+        // Without any context in the index, its clauses could only look up absent terms.
+        let contexts = self.shape(searcher).contexts;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len() * 3 + 1);
         for t in terms {
             clauses.push((
                 Occur::Should,
@@ -1151,7 +1163,7 @@ impl Recaller {
                 clauses.push((Occur::Should, Box::new(boosted)));
             }
             let context_boost = self.settings.context_boost;
-            if context_boost > 0.0 {
+            if context_boost > 0.0 && contexts {
                 let ctx =
                     TermQuery::new(Term::from_field_text(f.context, &t.term), IndexRecordOption::WithFreqs);
                 clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(ctx), context_boost))));
@@ -1497,22 +1509,27 @@ impl Recaller {
         Some(stores)
     }
 
-    /// Whether a chunk of this index generation links to a previous turn (some segment's previous-key
-    /// column has a maximum above 0); computed once per generation. Errors count as linked.
-    fn has_turn_links(&self, searcher: &Searcher) -> bool {
+    /// What this index generation holds ([`Shape`]); read once per generation.
+    fn shape(&self, searcher: &Searcher) -> Shape {
         let generation = searcher.generation().generation_id();
-        let mut cache = self.turn_links.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((g, links)) = *cache
+        let mut cache = self.shape.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, shape)) = *cache
             && g == generation
         {
-            return links;
+            return shape;
         }
-        let links = searcher
-            .segment_readers()
-            .iter()
-            .any(|r| r.fast_fields().u64(F_PREVIOUS_KEY).map_or(true, |c| c.max_value() > 0));
-        *cache = Some((generation, links));
-        links
+        let readers = searcher.segment_readers();
+        let shape = Shape {
+            // Errors count as present: the caller then does the general thing.
+            turn_links: readers
+                .iter()
+                .any(|r| r.fast_fields().u64(F_PREVIOUS_KEY).map_or(true, |c| c.max_value() > 0)),
+            contexts: readers.iter().any(|r| {
+                r.inverted_index(self.index.fields.context).map_or(true, |inv| inv.total_num_tokens() > 0)
+            }),
+        };
+        *cache = Some((generation, shape));
+        shape
     }
 
     /// The hit stored at `addr`: decoded from the raw doc-store bytes when it can be, else through
