@@ -69,6 +69,10 @@ enum Cmd {
         /// Warm passes over the queries (p50 and p99 pool every pass; each pass's p50 is shown too)
         #[arg(long, default_value_t = 1)]
         passes: usize,
+        /// A second data dir (same workspace) measured in the same run, taking turns query by query
+        /// with `--data`: its figures, whether its blocks match, and the ratio of the p50s
+        #[arg(long)]
+        against: Option<PathBuf>,
     },
     /// Local embedding throughput and single-query latency on a JSONL corpus (`text` per line).
     Embed {
@@ -294,20 +298,10 @@ fn load_queries(path: &Path) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
-fn context_bench(
-    workspace: &Path,
-    queries: Vec<String>,
-    data: &Path,
-    budget: usize,
-    cold: usize,
-    cairn: Option<PathBuf>,
-    passes: usize,
-) -> anyhow::Result<serde_json::Value> {
-    use cairn_core::Scope;
-    use cairn_engine::ContextRequest;
-    use cairn_recall::{RecallIndex, RecallSettings, Recaller};
+/// Harvests `workspace` into `data`'s store when it is empty, syncs `data`'s index, and returns it
+/// with the store's item count.
+fn open_synced(workspace: &Path, data: &Path) -> anyhow::Result<(cairn_recall::RecallIndex, u64)> {
     use cairn_store::Store;
-
     let mut store = SqliteStore::open(&data.join("cairn.sqlite"))?;
     if store.last_seq()? == 0 {
         let req = HarvestRequest { root: workspace.to_owned(), ..Default::default() };
@@ -315,55 +309,123 @@ fn context_bench(
         let r = cairn_ingest::harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress)?;
         eprintln!("harvested {} files in {:.1} s", r.scanned, started.elapsed().as_secs_f64());
     }
-    let index = RecallIndex::open_or_create(&data.join("index"))?;
+    let index = cairn_recall::RecallIndex::open_or_create(&data.join("index"))?;
     let started = Instant::now();
     let sync = cairn_engine::sync_index(&store, &index)?;
-    eprintln!("index sync: {sync:?} in {:.1} s", started.elapsed().as_secs_f64());
-    let items = store.status()?.items;
-    drop(store);
-    let recaller = Recaller::new(&index, RecallSettings::default())?;
+    eprintln!("index sync of {}: {sync:?} in {:.1} s", data.display(), started.elapsed().as_secs_f64());
+    Ok((index, store.status()?.items as u64))
+}
+
+/// Latencies of one configuration, in ms, and its blocks.
+#[derive(Default)]
+struct Timed {
+    total: Vec<f64>,
+    recall: Vec<f64>,
+    assembly: Vec<f64>,
+    pass_p50: Vec<f64>,
+    tokens: Vec<f64>,
+    blocks: Vec<(usize, String)>,
+}
+
+impl Timed {
+    fn report(&mut self) -> serde_json::Value {
+        for v in [&mut self.total, &mut self.recall, &mut self.assembly] {
+            v.sort_by(f64::total_cmp);
+        }
+        let ms = |v: &[f64]| serde_json::json!({"p50": percentile(v, 0.5), "p99": percentile(v, 0.99)});
+        serde_json::json!({
+            "warm_context_ms": ms(&self.total),
+            "warm_recall_ms": ms(&self.recall),
+            "warm_assembly_ms": ms(&self.assembly),
+            "warm_context_p50_per_pass_ms": self.pass_p50,
+            "mean_block_tokens": self.tokens.iter().sum::<f64>() / self.tokens.len().max(1) as f64,
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn context_bench(
+    workspace: &Path,
+    queries: Vec<String>,
+    data: &Path,
+    against: Option<&Path>,
+    budget: usize,
+    cold: usize,
+    cairn: Option<PathBuf>,
+    passes: usize,
+) -> anyhow::Result<serde_json::Value> {
+    use cairn_core::Scope;
+    use cairn_engine::ContextRequest;
+    use cairn_recall::{RecallSettings, Recaller};
+
+    let (index, items) = open_synced(workspace, data)?;
+    let mut recallers = vec![Recaller::new(&index, RecallSettings::default())?];
+    if let Some(dir) = against {
+        let (other, _) = open_synced(workspace, dir)?;
+        recallers.push(Recaller::new(&other, RecallSettings::default())?);
+    }
+    let recaller = &recallers[0];
     let now = 1_800_000_000_000;
-    // Warm-up pass, then the measured pass.
-    for q in queries.iter().take(50) {
-        let _ = cairn_engine::context(
-            Ok(&recaller),
-            &ContextRequest::new(q.clone(), Scope::owner(None), budget, now),
-        );
+    // Warm-up, then the measured passes.
+    for r in &recallers {
+        for q in queries.iter().take(50) {
+            let _ = cairn_engine::context(
+                Ok(r),
+                &ContextRequest::new(q.clone(), Scope::owner(None), budget, now),
+            );
+        }
     }
     // One context call per query and pass, timed as a whole and by its two halves (recall, then
     // assembly). Each query meets its postings for the first time in a pass (the other queries run
-    // in between), as a live turn would.
-    let (mut total, mut recall_ms, mut assembly_ms) = (Vec::new(), Vec::new(), Vec::new());
-    let mut pass_p50 = Vec::new();
-    let mut tokens = Vec::new();
+    // in between), as a live turn would. With `--against`, the two stores take turns query by query
+    // (the next pass swaps them), so both meet the same machine and, over two passes, the same queries.
+    let mut timed: Vec<Timed> = recallers.iter().map(|_| Timed::default()).collect();
     let mut lane_us: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
-    for _ in 0..passes.max(1) {
-        let mut pass = Vec::with_capacity(queries.len());
-        for q in &queries {
+    let runs = if recallers.len() > 1 { 2 * passes.max(1) } else { passes.max(1) };
+    for pass in 0..runs {
+        let mut pass_ms: Vec<Vec<f64>> = recallers.iter().map(|_| Vec::new()).collect();
+        for (i, q) in queries.iter().enumerate() {
+            let which = (i + pass) % recallers.len();
             let mut req = ContextRequest::new(q.clone(), Scope::owner(None), budget, now);
             req.timings = true;
             let t = Instant::now();
-            let recalled = cairn_engine::recall_for(Ok(&recaller), &req);
+            let recalled = cairn_engine::recall_for(Ok(&recallers[which]), &req);
             let recalled_at = t.elapsed();
-            for lane in &recalled.lanes {
-                lane_us.entry(lane.name.clone()).or_default().push(lane.micros as f64);
+            if which == 0 {
+                for lane in &recalled.lanes {
+                    lane_us.entry(lane.name.clone()).or_default().push(lane.micros as f64);
+                }
             }
             let t = Instant::now();
             let a = cairn_engine::assemble_for(&req, recalled);
             let assembled = t.elapsed();
             let ms = (recalled_at + assembled).as_secs_f64() * 1e3;
-            total.push(ms);
-            pass.push(ms);
-            recall_ms.push(recalled_at.as_secs_f64() * 1e3);
-            assembly_ms.push(assembled.as_secs_f64() * 1e3);
-            tokens.push(a.tokens as f64);
+            let m = &mut timed[which];
+            m.total.push(ms);
+            m.recall.push(recalled_at.as_secs_f64() * 1e3);
+            m.assembly.push(assembled.as_secs_f64() * 1e3);
+            m.tokens.push(a.tokens as f64);
+            if pass < recallers.len() {
+                m.blocks.push((i, a.block));
+            }
+            pass_ms[which].push(ms);
         }
-        pass.sort_by(f64::total_cmp);
-        pass_p50.push(percentile(&pass, 0.5));
+        for (m, mut v) in timed.iter_mut().zip(pass_ms) {
+            if !v.is_empty() {
+                v.sort_by(f64::total_cmp);
+                m.pass_p50.push(percentile(&v, 0.5));
+            }
+        }
     }
-    for v in [&mut total, &mut recall_ms, &mut assembly_ms] {
-        v.sort_by(f64::total_cmp);
-    }
+    let compared = (timed.len() > 1).then(|| {
+        let (mut a, mut b) = (timed[0].blocks.clone(), timed[1].blocks.clone());
+        a.sort();
+        b.sort();
+        let same = a == b;
+        let ratio = median(timed[0].total.clone()) / median(timed[1].total.clone());
+        (same, ratio)
+    });
+    let reports: Vec<serde_json::Value> = timed.iter_mut().map(Timed::report).collect();
     let warm_rss = peak_rss_mb();
 
     let cairn = match cairn {
@@ -387,21 +449,28 @@ fn context_bench(
         );
     }
     cold_ms.sort_by(f64::total_cmp);
-    Ok(serde_json::json!({
+    let mut out = serde_json::json!({
         "bench": "context",
         "items": items,
         "chunks": recaller.num_chunks(),
         "queries": queries.len(),
         "budget": budget,
-        "warm_context_ms": {"p50": percentile(&total, 0.5), "p99": percentile(&total, 0.99)},
-        "warm_recall_ms": {"p50": percentile(&recall_ms, 0.5), "p99": percentile(&recall_ms, 0.99)},
-        "warm_assembly_ms": {"p50": percentile(&assembly_ms, 0.5), "p99": percentile(&assembly_ms, 0.99)},
-        "warm_context_p50_per_pass_ms": pass_p50,
         "warm_lane_us_p50": lane_us.into_iter().map(|(k, v)| (k, median(v))).collect::<std::collections::BTreeMap<_, _>>(),
-        "mean_block_tokens": tokens.iter().sum::<f64>() / tokens.len().max(1) as f64,
         "warm_peak_rss_mb": warm_rss,
         "cold_process_ms": {"runs": cold_ms.len(), "p50": percentile(&cold_ms, 0.5), "p99": percentile(&cold_ms, 0.99)},
-    }))
+    });
+    let obj = out.as_object_mut().expect("an object");
+    if let serde_json::Value::Object(first) = &reports[0] {
+        obj.extend(first.clone());
+    }
+    if let (Some(dir), Some((same, ratio))) = (against, compared) {
+        obj.insert(
+            "against".into(),
+            serde_json::json!({"data": dir, "report": reports[1], "same_blocks": same}),
+        );
+        obj.insert("warm_context_p50_vs_against".into(), ratio.into());
+    }
+    Ok(out)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -488,10 +557,11 @@ fn main() -> anyhow::Result<()> {
             let v = load_bench(url, data, workspace, route_config, port, cairn, args)?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
-        Cmd::Context { workspace, queries, data, budget, cold, cairn, limit, passes } => {
+        Cmd::Context { workspace, queries, data, budget, cold, cairn, limit, passes, against } => {
             let mut queries = load_queries(&queries)?;
             queries.truncate(limit.unwrap_or(usize::MAX));
-            let v = context_bench(&workspace, queries, &data, budget, cold, cairn, passes)?;
+            let v =
+                context_bench(&workspace, queries, &data, against.as_deref(), budget, cold, cairn, passes)?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Cmd::Embed { model, corpus, queries, batch, repeats, single } => {

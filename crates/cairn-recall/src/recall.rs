@@ -366,10 +366,13 @@ impl<'a> SegmentScope<'a> {
     }
 }
 
-/// A candidate in a top-n heap: the smallest score on top; ties: the larger address on top (dropped first).
+/// A candidate in a top-n heap: the smallest score on top; ties: the larger `key` (the chunk's
+/// `order_key`, the same however the index was built), then the larger address, on top (dropped
+/// first).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Scored {
     score: f32,
+    key: u64,
     addr: DocAddress,
 }
 
@@ -377,7 +380,11 @@ impl Eq for Scored {}
 
 impl Ord for Scored {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.score.total_cmp(&self.score).then_with(|| self.addr.cmp(&other.addr))
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.key.cmp(&other.key))
+            .then_with(|| self.addr.cmp(&other.addr))
     }
 }
 
@@ -418,10 +425,16 @@ impl TopN {
         if self.heap.len() < self.n { 0.0 } else { self.heap.peek().map_or(0.0, |s| s.score) }
     }
 
-    /// Best first; ties by address.
+    /// The score a document must exceed to be offered: just below [`TopN::threshold`] once full, so
+    /// documents tying with the worst kept one are still offered and the key decides between them.
+    fn offer_above(&self) -> f32 {
+        if self.is_full() { self.threshold().next_down() } else { 0.0 }
+    }
+
+    /// Best first; ties by key, then address.
     fn into_sorted(self) -> Vec<Scored> {
         let mut v = self.heap.into_vec();
-        v.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.addr.cmp(&b.addr)));
+        v.sort_unstable();
         v
     }
 }
@@ -1197,14 +1210,14 @@ impl Recaller {
             if seg.excludes_all() {
                 continue;
             }
-            let threshold = top.threshold();
+            let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
             weight
-                .for_each_pruning(threshold, reader, &mut |doc, score| {
+                .for_each_pruning(top.offer_above(), reader, &mut |doc, score| {
                     if seg.admits(doc) {
-                        top.push(Scored { score, addr: DocAddress::new(ord as u32, doc) })
-                    } else {
-                        top.threshold()
+                        let key = keys.first(doc).unwrap_or(0);
+                        top.push(Scored { score, key, addr: DocAddress::new(ord as u32, doc) });
                     }
+                    top.offer_above()
                 })
                 .map_err(Error::engine("search"))?;
         }
@@ -1299,9 +1312,11 @@ impl Recaller {
         Ok(false)
     }
 
-    /// Chunks carrying the query tags, most tags first (ties: index order; recency re-ranks them in
-    /// fusion). Stops once the pool is full of chunks carrying every query tag: later chunks can only
-    /// tie, and ties go to the earlier chunk.
+    /// Chunks carrying the query tags, most tags first; recency re-ranks them in fusion. When more
+    /// chunks tie at the pool's lowest score than the pool holds, none of those tied chunks is kept:
+    /// which of them would fit depends on index order, which differs between two builds of the same
+    /// store, and tags that many chunks share tell nothing apart (their part still goes to the
+    /// candidates of other lanes). Stops once a chunk carrying every query tag overflows the pool.
     fn tag_lane(
         &self,
         searcher: &Searcher,
@@ -1322,25 +1337,40 @@ impl Recaller {
             query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
         let most = tags.len() as f32;
         let mut top = TopN::new(pool);
+        // The best score among chunks left out of the pool.
+        let mut dropped = f32::MIN;
         'segments: for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let seg = SegmentScope::new(reader, &q.scope)?;
             if seg.excludes_all() {
                 continue;
             }
+            let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
             let mut scorer = weight.scorer(reader, 1.0).map_err(Error::engine("search"))?;
             let mut doc = scorer.doc();
             while doc != tantivy::TERMINATED {
                 if seg.admits(doc) {
-                    let threshold =
-                        top.push(Scored { score: scorer.score(), addr: DocAddress::new(ord as u32, doc) });
-                    if top.is_full() && threshold >= most {
-                        break 'segments;
+                    let score = scorer.score();
+                    let full = top.is_full();
+                    let worst = top.threshold();
+                    let key = keys.first(doc).unwrap_or(0);
+                    top.push(Scored { score, key, addr: DocAddress::new(ord as u32, doc) });
+                    if full {
+                        dropped = dropped.max(score.min(worst));
+                        if dropped >= most {
+                            break 'segments;
+                        }
                     }
                 }
                 doc = scorer.advance();
             }
         }
-        Ok(top.into_sorted())
+        let mut found = top.into_sorted();
+        if let Some(last) = found.last().map(|s| s.score)
+            && dropped >= last
+        {
+            found.retain(|s| s.score > last);
+        }
+        Ok(found)
     }
 
     /// Fills `matched_tags` and `recency` of every candidate from fast fields.

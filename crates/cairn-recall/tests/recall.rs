@@ -586,6 +586,53 @@ fn ties_break_by_chunk_id_across_segments_on_every_query() {
     }
 }
 
+/// The same items written in two layouts: in order in one commit, and reversed over three commits.
+fn two_layouts(items: &[Item], settings: RecallSettings) -> [(tempfile::TempDir, Recaller); 2] {
+    let layout = |order: Vec<&Item>, commits: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let index = RecallIndex::open_or_create(dir.path()).unwrap();
+        let mut w = index.writer().unwrap();
+        let per = order.len().div_ceil(commits);
+        for (c, part) in order.chunks(per).enumerate() {
+            let part: Vec<Item> = part.iter().map(|it| (*it).clone()).collect();
+            put(&mut w, &part);
+            w.commit(c as u64 + 1).unwrap();
+        }
+        let r = Recaller::new(&index, settings.clone()).unwrap();
+        (dir, r)
+    };
+    [layout(items.iter().collect(), 1), layout(items.iter().rev().collect(), 3)]
+}
+
+#[test]
+fn lane_pools_do_not_depend_on_the_index_layout() {
+    // More chunks tie than a lane's pool holds: which of them fill the pool, and the lane ranks they
+    // get, must not depend on the order the index holds them in.
+    let mut items = Vec::new();
+    for i in 0..14 {
+        items.push(item(&format!("lex{i:02}"), "p", Audience::Public, "", "orchid bloom notes", &[], 3));
+        items.push(item(&format!("tag{i:02}"), "p", Audience::Public, "", "unrelated words", &["orchid"], 3));
+    }
+    let settings = RecallSettings { pool: 4, ..RecallSettings::default() };
+    let [(_a, first), (_b, second)] = two_layouts(&items, settings);
+    for k in [2, 4, 6] {
+        let (x, y) =
+            (ask(&first, "orchid", Scope::owner(None), k), ask(&second, "orchid", Scope::owner(None), k));
+        let view = |r: &RecallResult| -> Vec<(String, f32, Vec<(String, usize)>)> {
+            r.hits
+                .iter()
+                .map(|h| {
+                    (h.chunk_id.clone(), h.score, h.why.ranks.iter().map(|(l, r)| (l.clone(), *r)).collect())
+                })
+                .collect()
+        };
+        assert_eq!(view(&x), view(&y), "k = {k}");
+        assert_eq!(x.hits.len(), k);
+        // A shared tag that more chunks carry than the pool holds adds no candidates of its own.
+        assert!(x.hits.iter().all(|h| !h.why.ranks.contains_key(lane::TAGS)), "{:?}", view(&x));
+    }
+}
+
 /// Embeds known texts as given unit vectors in the plane (cosine to the query = the given value).
 struct Table(Vec<(&'static str, f32)>);
 
@@ -806,8 +853,8 @@ proptest! {
 
     #[test]
     fn ties_break_by_chunk_id(n in 2usize..=10) {
-        // Exact among each lane's candidate pool (`RecallSettings::pool`, default 10); beyond it ties fall
-        // back to index order (still deterministic).
+        // Exact among each lane's candidate pool (`RecallSettings::pool`, default 10); beyond it the
+        // lanes pick tied chunks by `order_key` (see `lane_pools_do_not_depend_on_the_index_layout`).
         let dir = tempfile::tempdir().unwrap();
         // Identical text and date: every score ties.
         let items: Vec<Item> = (0..n).rev().map(|i| item(&format!("t{i:02}"), "p", Audience::Public, "", "same words here", &[], 1)).collect();
