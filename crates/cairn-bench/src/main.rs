@@ -313,7 +313,7 @@ fn open_synced(workspace: &Path, data: &Path) -> anyhow::Result<(cairn_recall::R
     let started = Instant::now();
     let sync = cairn_engine::sync_index(&store, &index)?;
     eprintln!("index sync of {}: {sync:?} in {:.1} s", data.display(), started.elapsed().as_secs_f64());
-    Ok((index, store.status()?.items as u64))
+    Ok((index, store.status()?.items))
 }
 
 /// Latencies of one configuration, in ms, and its blocks.

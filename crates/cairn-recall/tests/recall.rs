@@ -604,6 +604,9 @@ fn two_layouts(items: &[Item], settings: RecallSettings) -> [(tempfile::TempDir,
     [layout(items.iter().collect(), 1), layout(items.iter().rev().collect(), 3)]
 }
 
+/// A hit's chunk id, score and lane ranks.
+type HitView = (String, f32, Vec<(String, usize)>);
+
 #[test]
 fn lane_pools_do_not_depend_on_the_index_layout() {
     // More chunks tie than a lane's pool holds: which of them fill the pool, and the lane ranks they
@@ -618,7 +621,7 @@ fn lane_pools_do_not_depend_on_the_index_layout() {
     for k in [2, 4, 6] {
         let (x, y) =
             (ask(&first, "orchid", Scope::owner(None), k), ask(&second, "orchid", Scope::owner(None), k));
-        let view = |r: &RecallResult| -> Vec<(String, f32, Vec<(String, usize)>)> {
+        let view = |r: &RecallResult| -> Vec<HitView> {
             r.hits
                 .iter()
                 .map(|h| {
