@@ -10,8 +10,13 @@ use cairn_embed::{EmbedKind, Embedder};
 use cairn_vector::VectorIndex;
 use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
+use tantivy::fieldnorm::FieldNormReader;
+use tantivy::postings::Postings as _;
 use tantivy::query::Scorer as _;
-use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::query::{
+    Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur,
+    Query, TermQuery,
+};
 use tantivy::schema::IndexRecordOption;
 use tantivy::store::StoreReader;
 use tantivy::{DocAddress, DocId, DocSet, IndexReader, ReloadPolicy, Searcher, SegmentReader, Term};
@@ -476,6 +481,68 @@ fn lane_report(
         micros: started.elapsed().as_micros() as u64,
         error,
     }
+}
+
+/// Gives each of `found` its canonical BM25 score: the term scores of its clauses (`specs`, each a
+/// term and its boost) added in clause order. Block-max WAND adds them in an order that depends on how
+/// its threshold moved, which depends on the index layout, so its sums can differ in the last bit
+/// between two builds of one store; these cannot.
+fn rescore(
+    searcher: &Searcher,
+    statistics: &dyn Bm25StatisticsProvider,
+    specs: &[(Term, f32)],
+    found: &mut [Scored],
+) -> Result<()> {
+    if found.is_empty() {
+        return Ok(());
+    }
+    let search = |e: tantivy::TantivyError| Error::Engine { action: "search", source: e };
+    // Each clause's BM25 weight, as its term query computes it (`Bm25Weight::for_terms`, less the
+    // explanation), made on first use: a term absent from every segment needs none.
+    let total_docs = statistics.total_num_docs().map_err(search)?;
+    let mut weights: Vec<Option<Bm25Weight>> = specs.iter().map(|_| None).collect();
+    let mut weight = |c: usize| -> Result<Bm25Weight> {
+        if let Some(w) = &weights[c] {
+            return Ok(w.clone());
+        }
+        let (term, boost) = &specs[c];
+        let tokens = statistics.total_num_tokens(term.field()).map_err(search)?;
+        let df = statistics.doc_freq(term).map_err(search)?;
+        let w = Bm25Weight::for_one_term_without_explain(df, total_docs, tokens as f32 / total_docs as f32)
+            .boost_by(*boost);
+        weights[c] = Some(w.clone());
+        Ok(w)
+    };
+    let mut parts = vec![0.0f32; found.len() * specs.len()];
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    order.sort_unstable_by_key(|&i| found[i].addr);
+    for group in order.chunk_by(|&a, &b| found[a].addr.segment_ord == found[b].addr.segment_ord) {
+        let reader = searcher.segment_reader(found[group[0]].addr.segment_ord);
+        for (c, (term, _)) in specs.iter().enumerate() {
+            let inv = reader.inverted_index(term.field()).map_err(search)?;
+            let Some(mut postings) = inv
+                .read_postings(term, IndexRecordOption::WithFreqs)
+                .map_err(|e| Error::Engine { action: "search", source: e.into() })?
+            else {
+                continue;
+            };
+            let norms = match reader.fieldnorms_readers().get_field(term.field()).map_err(search)? {
+                Some(norms) => norms,
+                None => FieldNormReader::constant(reader.max_doc(), 1),
+            };
+            let w = weight(c)?;
+            for &i in group {
+                let doc = found[i].addr.doc_id;
+                if postings.doc() <= doc && postings.seek(doc) == doc {
+                    parts[i * specs.len() + c] = w.score(norms.fieldnorm_id(doc), postings.term_freq());
+                }
+            }
+        }
+    }
+    for (i, s) in found.iter_mut().enumerate() {
+        s.score = parts[i * specs.len()..(i + 1) * specs.len()].iter().fold(0.0, |sum, p| sum + p);
+    }
+    Ok(())
 }
 
 /// [`IdRanks`] of `searcher`'s segments: a merge of their sorted chunk-id dictionaries (an id in two
@@ -1150,6 +1217,22 @@ impl Recaller {
 
     /// BM25 over title (boosted), body and context (damped), an OR of the terms, block-max WAND, scope
     /// checked per document.
+    /// Every scored clause of the lexical lane: a term in a field, with its boost, in clause order.
+    fn lexical_clauses(&self, terms: &[QueryTerm], contexts: bool) -> Vec<(Term, f32)> {
+        let f = &self.index.fields;
+        let mut specs = Vec::with_capacity(terms.len() * 3);
+        for t in terms {
+            specs.push((Term::from_field_text(f.body, &t.term), 1.0));
+            if self.settings.title_boost > 0.0 {
+                specs.push((Term::from_field_text(f.title, &t.term), self.settings.title_boost));
+            }
+            if self.settings.context_boost > 0.0 && contexts {
+                specs.push((Term::from_field_text(f.context, &t.term), self.settings.context_boost));
+            }
+        }
+        specs
+    }
+
     fn lexical(
         &self,
         searcher: &Searcher,
@@ -1160,28 +1243,16 @@ impl Recaller {
         let f = &self.index.fields;
         // Without any context in the index, its clauses could only look up absent terms.
         let contexts = self.shape(searcher).contexts;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len() * 3 + 1);
-        for t in terms {
-            clauses.push((
-                Occur::Should,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.body, &t.term),
-                    IndexRecordOption::WithFreqs,
-                )),
-            ));
-            if self.settings.title_boost > 0.0 {
-                let title =
-                    TermQuery::new(Term::from_field_text(f.title, &t.term), IndexRecordOption::WithFreqs);
-                let boosted = BoostQuery::new(Box::new(title), self.settings.title_boost);
-                clauses.push((Occur::Should, Box::new(boosted)));
-            }
-            let context_boost = self.settings.context_boost;
-            if context_boost > 0.0 && contexts {
-                let ctx =
-                    TermQuery::new(Term::from_field_text(f.context, &t.term), IndexRecordOption::WithFreqs);
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(ctx), context_boost))));
-            }
-        }
+        let specs = self.lexical_clauses(terms, contexts);
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = specs
+            .iter()
+            .map(|(term, boost)| {
+                let q = TermQuery::new(term.clone(), IndexRecordOption::WithFreqs);
+                let q: Box<dyn Query> =
+                    if *boost == 1.0 { Box::new(q) } else { Box::new(BoostQuery::new(Box::new(q), *boost)) };
+                (Occur::Should, q)
+            })
+            .collect();
         // A project much smaller than the index: drive the search by its posting list instead of pruning
         // a union over everything (WAND's threshold rises slowly when most good documents are out of scope).
         if let Some(p) = &scope.project {
@@ -1193,17 +1264,29 @@ impl Recaller {
             }
         }
         let query = BooleanQuery::new(clauses);
-        self.top_n(searcher, &query, scope, pool)
+        self.top_n(searcher, &query, &specs, scope, pool)
     }
 
-    fn top_n(&self, searcher: &Searcher, query: &dyn Query, scope: &Scope, n: usize) -> Result<Vec<Scored>> {
-        let weight = if self.settings.scoped_statistics && !stats::sees_everything(scope) {
-            let stats = ScopedStats::new(searcher, scope, &self.scope_counts)?;
-            query.weight(EnableScoring::enabled_from_statistics_provider(&stats, searcher))
+    fn top_n(
+        &self,
+        searcher: &Searcher,
+        query: &dyn Query,
+        specs: &[(Term, f32)],
+        scope: &Scope,
+        n: usize,
+    ) -> Result<Vec<Scored>> {
+        let scoped = if self.settings.scoped_statistics && !stats::sees_everything(scope) {
+            Some(ScopedStats::new(searcher, scope, &self.scope_counts)?)
         } else {
-            query.weight(EnableScoring::enabled_from_searcher(searcher))
-        }
-        .map_err(Error::engine("search"))?;
+            None
+        };
+        let statistics: &dyn Bm25StatisticsProvider = match &scoped {
+            Some(s) => s,
+            None => searcher,
+        };
+        let weight = query
+            .weight(EnableScoring::enabled_from_statistics_provider(statistics, searcher))
+            .map_err(Error::engine("search"))?;
         let mut top = TopN::new(n);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let seg = SegmentScope::new(reader, scope)?;
@@ -1221,7 +1304,10 @@ impl Recaller {
                 })
                 .map_err(Error::engine("search"))?;
         }
-        Ok(top.into_sorted())
+        let mut found = top.into_sorted();
+        rescore(searcher, statistics, specs, &mut found)?;
+        found.sort_unstable();
+        Ok(found)
     }
 
     /// Query tags: query words (and hyphen-joined runs of 2–3 words, and singular/plural forms) that are
@@ -1623,5 +1709,79 @@ impl Recaller {
             hit.why.terms = words;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance};
+
+    use super::*;
+
+    #[test]
+    fn rescoring_adds_each_clause_score_in_clause_order() {
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"];
+        let dir = tempfile::tempdir().unwrap();
+        let index = RecallIndex::open_or_create(dir.path()).unwrap();
+        let mut w = index.writer().unwrap();
+        for i in 0..80usize {
+            // Varied lengths and term frequencies; titles share some words, in two segments.
+            let text: Vec<&str> = (0..3 + i % 11).map(|j| words[(i * 7 + j * j) % words.len()]).collect();
+            let text = text.join(" ");
+            let id = format!("n{i:03}");
+            let item = Item {
+                id: id.clone(),
+                project: "p".into(),
+                kind: ItemKind::File,
+                title: words[i % 5].into(),
+                text: text.clone(),
+                tags: Vec::new(),
+                audience: Audience::Public,
+                provenance: Provenance::File { path: format!("{id}.md"), line_start: 1, line_end: 2 },
+                content_hash: cairn_core::content_hash(text.as_bytes()),
+                created_at: 0,
+                observed_at: 0,
+                metadata: Default::default(),
+            };
+            let chunk = Chunk {
+                id: Chunk::make_id(&id, 0),
+                item_id: id.clone(),
+                ordinal: 0,
+                heading: String::new(),
+                text: text.clone(),
+                provenance: item.provenance.clone(),
+                content_hash: item.content_hash.clone(),
+            };
+            w.upsert(&item, &[chunk]).unwrap();
+            if i == 40 {
+                w.commit(1).unwrap();
+            }
+        }
+        w.commit(2).unwrap();
+        let r = Recaller::new(&index, RecallSettings::default()).unwrap();
+        let searcher = r.reader.searcher();
+        assert_eq!(searcher.segment_readers().len(), 2);
+        for q in ["alpha beta gamma", "delta zeta theta eta", "epsilon alpha"] {
+            let terms = r.query_terms(&searcher, q);
+            let specs = r.lexical_clauses(&terms, false);
+            let found = r.lexical(&searcher, &terms, &Scope::owner(None), 30).unwrap();
+            assert!(found.len() >= 10, "{q}: {}", found.len());
+            assert!(found.windows(2).all(|p| p[0].score >= p[1].score));
+            for s in &found {
+                // Each clause scored on its own, the way block-max WAND's term scorers score it.
+                let reader = searcher.segment_reader(s.addr.segment_ord);
+                let mut want = 0.0f32;
+                for (term, boost) in &specs {
+                    let weight = TermQuery::new(term.clone(), IndexRecordOption::WithFreqs)
+                        .weight(EnableScoring::enabled_from_searcher(&searcher))
+                        .unwrap();
+                    let mut scorer = weight.scorer(reader, *boost).unwrap();
+                    if scorer.doc() <= s.addr.doc_id && scorer.seek(s.addr.doc_id) == s.addr.doc_id {
+                        want += scorer.score();
+                    }
+                }
+                assert_eq!(s.score.to_bits(), want.to_bits(), "{q}: {:?}", s.addr);
+            }
+        }
     }
 }
