@@ -403,23 +403,24 @@ impl PartialOrd for Scored {
 struct TopN {
     n: usize,
     heap: BinaryHeap<Scored>,
+    /// The best score among the candidates left out (offered when full, or pushed out).
+    dropped: f32,
 }
 
 impl TopN {
     fn new(n: usize) -> Self {
-        TopN { n: n.max(1), heap: BinaryHeap::with_capacity(n.max(1) + 1) }
+        TopN { n: n.max(1), heap: BinaryHeap::with_capacity(n.max(1) + 1), dropped: f32::MIN }
     }
 
-    /// Offers a candidate; returns the score a newcomer must now exceed.
-    fn push(&mut self, s: Scored) -> f32 {
+    /// Offers a candidate.
+    fn push(&mut self, s: Scored) {
         if self.heap.len() < self.n {
             self.heap.push(s);
-        } else if let Some(mut top) = self.heap.peek_mut()
-            && s < *top
-        {
-            *top = s;
+            return;
         }
-        self.threshold()
+        let Some(mut top) = self.heap.peek_mut() else { return };
+        let out = if s < *top { std::mem::replace(&mut *top, s) } else { s };
+        self.dropped = self.dropped.max(out.score);
     }
 
     fn is_full(&self) -> bool {
@@ -1215,8 +1216,6 @@ impl Recaller {
         out
     }
 
-    /// BM25 over title (boosted), body and context (damped), an OR of the terms, block-max WAND, scope
-    /// checked per document.
     /// Every scored clause of the lexical lane: a term in a field, with its boost, in clause order.
     fn lexical_clauses(&self, terms: &[QueryTerm], contexts: bool) -> Vec<(Term, f32)> {
         let f = &self.index.fields;
@@ -1233,6 +1232,8 @@ impl Recaller {
         specs
     }
 
+    /// BM25 over title (boosted), body and context (damped), an OR of the terms, block-max WAND, scope
+    /// checked per document; the pool rescored in clause order ([`rescore`]).
     fn lexical(
         &self,
         searcher: &Searcher,
@@ -1423,8 +1424,6 @@ impl Recaller {
             query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
         let most = tags.len() as f32;
         let mut top = TopN::new(pool);
-        // The best score among chunks left out of the pool.
-        let mut dropped = f32::MIN;
         'segments: for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let seg = SegmentScope::new(reader, &q.scope)?;
             if seg.excludes_all() {
@@ -1435,21 +1434,16 @@ impl Recaller {
             let mut doc = scorer.doc();
             while doc != tantivy::TERMINATED {
                 if seg.admits(doc) {
-                    let score = scorer.score();
-                    let full = top.is_full();
-                    let worst = top.threshold();
                     let key = keys.first(doc).unwrap_or(0);
-                    top.push(Scored { score, key, addr: DocAddress::new(ord as u32, doc) });
-                    if full {
-                        dropped = dropped.max(score.min(worst));
-                        if dropped >= most {
-                            break 'segments;
-                        }
+                    top.push(Scored { score: scorer.score(), key, addr: DocAddress::new(ord as u32, doc) });
+                    if top.dropped >= most {
+                        break 'segments;
                     }
                 }
                 doc = scorer.advance();
             }
         }
+        let dropped = top.dropped;
         let mut found = top.into_sorted();
         if let Some(last) = found.last().map(|s| s.score)
             && dropped >= last
