@@ -73,6 +73,13 @@ enum Cmd {
         /// with `--data`: its figures, whether its blocks match, and the ratio of the p50s
         #[arg(long)]
         against: Option<PathBuf>,
+        /// Measure `--data` against itself with recall on one thread (`parallel = false`), taking
+        /// turns as with `--against`
+        #[arg(long, conflicts_with = "against")]
+        one_thread: bool,
+        /// Recall of `--data` on one thread (`parallel = false`), e.g. for instruction counts
+        #[arg(long)]
+        serial: bool,
     },
     /// Local embedding throughput and single-query latency on a JSONL corpus (`text` per line).
     Embed {
@@ -349,6 +356,8 @@ fn context_bench(
     queries: Vec<String>,
     data: &Path,
     against: Option<&Path>,
+    one_thread: bool,
+    serial: bool,
     budget: usize,
     cold: usize,
     cairn: Option<PathBuf>,
@@ -359,10 +368,14 @@ fn context_bench(
     use cairn_recall::{RecallSettings, Recaller};
 
     let (index, items) = open_synced(workspace, data)?;
-    let mut recallers = vec![Recaller::new(&index, RecallSettings::default())?];
+    let mut recallers =
+        vec![Recaller::new(&index, RecallSettings { parallel: !serial, ..RecallSettings::default() })?];
     if let Some(dir) = against {
         let (other, _) = open_synced(workspace, dir)?;
         recallers.push(Recaller::new(&other, RecallSettings::default())?);
+    } else if one_thread {
+        recallers
+            .push(Recaller::new(&index, RecallSettings { parallel: false, ..RecallSettings::default() })?);
     }
     let recaller = &recallers[0];
     let now = 1_800_000_000_000;
@@ -463,10 +476,14 @@ fn context_bench(
     if let serde_json::Value::Object(first) = &reports[0] {
         obj.extend(first.clone());
     }
-    if let (Some(dir), Some((same, ratio))) = (against, compared) {
+    if let Some((same, ratio)) = compared {
+        let what = match against {
+            Some(dir) => serde_json::json!(dir),
+            None => serde_json::json!("the same data, recall on one thread"),
+        };
         obj.insert(
             "against".into(),
-            serde_json::json!({"data": dir, "report": reports[1], "same_blocks": same}),
+            serde_json::json!({"data": what, "report": reports[1], "same_blocks": same}),
         );
         obj.insert("warm_context_p50_vs_against".into(), ratio.into());
     }
@@ -557,11 +574,33 @@ fn main() -> anyhow::Result<()> {
             let v = load_bench(url, data, workspace, route_config, port, cairn, args)?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
-        Cmd::Context { workspace, queries, data, budget, cold, cairn, limit, passes, against } => {
+        Cmd::Context {
+            workspace,
+            queries,
+            data,
+            budget,
+            cold,
+            cairn,
+            limit,
+            passes,
+            against,
+            one_thread,
+            serial,
+        } => {
             let mut queries = load_queries(&queries)?;
             queries.truncate(limit.unwrap_or(usize::MAX));
-            let v =
-                context_bench(&workspace, queries, &data, against.as_deref(), budget, cold, cairn, passes)?;
+            let v = context_bench(
+                &workspace,
+                queries,
+                &data,
+                against.as_deref(),
+                one_thread,
+                serial,
+                budget,
+                cold,
+                cairn,
+                passes,
+            )?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Cmd::Embed { model, corpus, queries, batch, repeats, single } => {

@@ -1,6 +1,7 @@
 //! Cairn's domain types, shared by every stage of the pipeline.
 //!
-//! Nothing in this crate does IO: no files, no SQL, no network. The stages
+//! Nothing in this crate does IO: no files, no SQL, no network (its one thread, [`helper`], only runs
+//! the stages' own work). The stages
 //! (`cairn-ingest`, `cairn-store`, `cairn-recall`, `cairn-route`, `cairn-assemble`)
 //! exchange these values.
 //!
@@ -14,6 +15,7 @@
 
 mod context;
 mod hash;
+pub mod helper;
 mod item;
 mod lane;
 mod scope;

@@ -1,10 +1,12 @@
 //! The read side: lanes (lexical, vector, tags, recency), fusion, MMR, and hits built from the index.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
+use cairn_core::helper::{self, Helper};
 use cairn_core::{Hit, LaneReport, LaneStatus, Millis, Scope};
 use cairn_embed::{EmbedKind, Embedder};
 use cairn_vector::VectorIndex;
@@ -15,7 +17,7 @@ use tantivy::postings::Postings as _;
 use tantivy::query::Scorer as _;
 use tantivy::query::{
     Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur,
-    Query, TermQuery,
+    Query, TermQuery, Weight,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::store::StoreReader;
@@ -153,6 +155,11 @@ pub struct RecallSettings {
     /// fused score of the turn just before or after it in its session, when that turn is a candidate
     /// too (an answer sits next to the question that names its subject). 0: off.
     pub neighbour_boost: f32,
+    /// On an index of 20,000 chunks or more, a recall that runs alone in its process (no other recall,
+    /// no query embedding) shares its work with a helper thread (see `cairn_core::helper`): block-max
+    /// WAND over half the segments, and reading hits ahead while the other lanes run. The hits are the
+    /// same on one thread or two; `false` keeps every recall on the calling thread.
+    pub parallel: bool,
 }
 
 impl RecallSettings {
@@ -198,6 +205,7 @@ impl Default for RecallSettings {
             mmr_lambda: 1.0,
             scoped_statistics: true,
             neighbour_boost: 0.3,
+            parallel: true,
         }
     }
 }
@@ -261,6 +269,10 @@ type Stores = Arc<Vec<StoreReader>>;
 /// Each document's chunk id as its rank among every chunk id of the index generation (per segment,
 /// by doc id), so ties between chunks break by chunk id without reading any id.
 type IdRanks = Arc<Vec<Vec<u32>>>;
+
+/// Documents from which a recall uses the helper thread (for block-max WAND over part of the
+/// segments, and to read hits ahead): below, handing work over costs about what it saves.
+const PARALLEL_FROM: u64 = 20_000;
 
 /// Decompressed doc-store blocks each segment's reader keeps (tantivy's own default).
 const STORE_CACHE_BLOCKS: usize = 100;
@@ -403,24 +415,21 @@ impl PartialOrd for Scored {
 struct TopN {
     n: usize,
     heap: BinaryHeap<Scored>,
-    /// The best score among the candidates left out (offered when full, or pushed out).
-    dropped: f32,
 }
 
 impl TopN {
     fn new(n: usize) -> Self {
-        TopN { n: n.max(1), heap: BinaryHeap::with_capacity(n.max(1) + 1), dropped: f32::MIN }
+        TopN { n: n.max(1), heap: BinaryHeap::with_capacity(n.max(1) + 1) }
     }
 
-    /// Offers a candidate.
-    fn push(&mut self, s: Scored) {
+    /// Offers a candidate; returns the one left out (`s` itself, or the one it pushed out), if any.
+    fn push(&mut self, s: Scored) -> Option<Scored> {
         if self.heap.len() < self.n {
             self.heap.push(s);
-            return;
+            return None;
         }
-        let Some(mut top) = self.heap.peek_mut() else { return };
-        let out = if s < *top { std::mem::replace(&mut *top, s) } else { s };
-        self.dropped = self.dropped.max(out.score);
+        let mut top = self.heap.peek_mut()?;
+        Some(if s < *top { std::mem::replace(&mut *top, s) } else { s })
     }
 
     fn is_full(&self) -> bool {
@@ -430,18 +439,210 @@ impl TopN {
     fn threshold(&self) -> f32 {
         if self.heap.len() < self.n { 0.0 } else { self.heap.peek().map_or(0.0, |s| s.score) }
     }
+}
 
-    /// The score a document must exceed to be offered: just below [`TopN::threshold`] once full, so
-    /// documents tying with the worst kept one are still offered and the key decides between them.
-    fn offer_above(&self) -> f32 {
-        if self.is_full() { self.threshold().next_down() } else { 0.0 }
+/// How far below the lexical pool's lowest score (relative) a candidate is still kept: far above the
+/// few ulps by which block-max WAND's sums can differ from the canonical ones ([`rescore`]), far below
+/// any difference BM25 means.
+const NEAR: f32 = 1e-5;
+
+/// The lexical lane's pool: the best `n` by block-max WAND's score, and every candidate within
+/// [`NEAR`] of the lowest of them, so that the canonical best `n` ([`rescore`]) are among them however
+/// WAND's threshold moved (which depends on the index layout and, with two threads, on timing).
+///
+/// The threads searching one query share their thresholds through `floor` (an `f32`'s bits, which
+/// order like the scores: no score is negative): a document under another thread's `n`-th score
+/// cannot be among the best `n` either.
+struct Pool {
+    top: TopN,
+    near: Vec<Scored>,
+    floor: Arc<AtomicU32>,
+}
+
+impl Pool {
+    fn new(n: usize, floor: Arc<AtomicU32>) -> Self {
+        Pool { top: TopN::new(n), near: Vec::new(), floor }
     }
 
-    /// Best first; ties by key, then address.
-    fn into_sorted(self) -> Vec<Scored> {
-        let mut v = self.heap.into_vec();
-        v.sort_unstable();
-        v
+    /// The score a document must exceed to be offered.
+    fn offer_above(&self) -> f32 {
+        let shared = f32::from_bits(self.floor.load(AtomicOrdering::Relaxed));
+        self.top.threshold().max(shared) * (1.0 - NEAR)
+    }
+
+    fn push(&mut self, s: Scored) {
+        if let Some(out) = self.top.push(s) {
+            let above = self.offer_above();
+            if out.score > above {
+                self.near.push(out);
+                if self.near.len() >= 4 * self.top.n {
+                    self.near.retain(|s| s.score > above);
+                }
+            }
+        }
+        if self.top.is_full() {
+            self.floor.fetch_max(self.top.threshold().to_bits(), AtomicOrdering::Relaxed);
+        }
+    }
+
+    /// The candidates of `pools` (of one query) within [`NEAR`] of their `n`-th best score.
+    fn merge(pools: Vec<Pool>, n: usize) -> Vec<Scored> {
+        let mut all: Vec<Scored> =
+            pools.into_iter().flat_map(|p| p.top.heap.into_iter().chain(p.near)).collect();
+        all.sort_unstable();
+        if let Some(nth) = all.get(n.max(1) - 1).map(|s| s.score) {
+            let above = nth * (1.0 - NEAR);
+            all.retain(|s| s.score > above);
+        }
+        all
+    }
+}
+
+/// The segments (that can hold anything in `scope`) block-max WAND searches, in two groups when
+/// `parallel` and there are two or more: balanced by document count, larger segments first, so the
+/// grouping depends on the index layout alone.
+fn split_segments(searcher: &Searcher, scope: &Scope, parallel: bool) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut segs = Vec::new();
+    for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+        if !SegmentScope::new(reader, scope)?.excludes_all() {
+            segs.push((reader.max_doc(), ord as u32));
+        }
+    }
+    if !parallel || segs.len() < 2 {
+        return Ok((segs.into_iter().map(|(_, ord)| ord).collect(), Vec::new()));
+    }
+    segs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+    let (mut a, mut b) = (0u64, 0u64);
+    for (docs, ord) in segs {
+        if a <= b {
+            a += u64::from(docs);
+            mine.push(ord);
+        } else {
+            b += u64::from(docs);
+            theirs.push(ord);
+        }
+    }
+    mine.sort_unstable();
+    theirs.sort_unstable();
+    Ok((mine, theirs))
+}
+
+/// Block-max WAND over the segments `ords` (in that order), documents out of `scope` left out.
+fn search_segments(
+    searcher: &Searcher,
+    weight: &dyn Weight,
+    scope: &Scope,
+    ords: &[u32],
+    pool: &mut Pool,
+) -> Result<()> {
+    for &ord in ords {
+        let reader = searcher.segment_reader(ord);
+        let seg = SegmentScope::new(reader, scope)?;
+        if seg.excludes_all() {
+            continue;
+        }
+        let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
+        weight
+            .for_each_pruning(pool.offer_above(), reader, &mut |doc, score| {
+                if seg.admits(doc) {
+                    let key = keys.first(doc).unwrap_or(0);
+                    pool.push(Scored { score, key, addr: DocAddress::new(ord, doc) });
+                }
+                pool.offer_above()
+            })
+            .map_err(Error::engine("search"))?;
+    }
+    Ok(())
+}
+
+/// The hit at `addr`: through the fast decoder of its doc-store bytes, else through tantivy's.
+fn read_hit(searcher: &Searcher, stores: Option<&[StoreReader]>, addr: DocAddress) -> Result<Hit> {
+    if let Some(store) = stores.and_then(|s| s.get(addr.segment_ord as usize))
+        && let Ok(bytes) = store.get_document_bytes(addr.doc_id)
+        && let Some(hit) = crate::index::hit_from_stored_bytes(bytes.as_slice())
+    {
+        return Ok(hit);
+    }
+    let StoredHit(hit) = searcher.doc(addr).map_err(Error::engine("read stored document"))?;
+    Ok(hit)
+}
+
+/// Hits read ahead on the helper thread (the recent list, then the lexical pool by rank) while this
+/// thread runs the other lanes and fusion. Each hit is read once, by whichever thread claims it
+/// first: the helper goes front to back, and this thread, once it knows which hits it needs, back to
+/// front, so the two meet in the middle.
+struct ReadAhead {
+    searcher: Searcher,
+    stores: Option<Stores>,
+    addrs: Vec<DocAddress>,
+    slots: Vec<Slot>,
+    /// Set once this thread has taken what it needs: the helper reads no further.
+    done: AtomicBool,
+}
+
+/// One read-ahead hit: its state (free, claimed, read) and, once read, the hit.
+#[derive(Default)]
+struct Slot {
+    state: AtomicU8,
+    hit: Mutex<Option<Result<Hit>>>,
+}
+
+const FREE: u8 = 0;
+const CLAIMED: u8 = 1;
+const READ: u8 = 2;
+
+/// How long the calling thread waits for a hit the helper is reading.
+const READ_PATIENCE: std::time::Duration = std::time::Duration::from_micros(40);
+
+impl ReadAhead {
+    fn new(searcher: &Searcher, stores: Option<Stores>, addrs: Vec<DocAddress>) -> Self {
+        let slots = addrs.iter().map(|_| Slot::default()).collect();
+        ReadAhead { searcher: searcher.clone(), stores, addrs, slots, done: AtomicBool::new(false) }
+    }
+
+    /// The helper's side: every hit, front to back, until this thread is done.
+    fn run(&self) {
+        for i in 0..self.addrs.len() {
+            if self.done.load(AtomicOrdering::Relaxed) {
+                break;
+            }
+            self.read(i);
+        }
+    }
+
+    /// Reads hit `i` unless the other thread has claimed it.
+    fn read(&self, i: usize) {
+        let slot = &self.slots[i];
+        if slot
+            .state
+            .compare_exchange(FREE, CLAIMED, AtomicOrdering::Acquire, AtomicOrdering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        // Marks the slot read even if reading panics (the slot is then empty and `take` reads again).
+        struct Release<'s>(&'s AtomicU8);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                self.0.store(READ, AtomicOrdering::Release);
+            }
+        }
+        let _release = Release(&slot.state);
+        let hit = read_hit(&self.searcher, self.stores.as_ref().map(|s| s.as_slice()), self.addrs[i]);
+        *slot.hit.lock().unwrap_or_else(|e| e.into_inner()) = Some(hit);
+    }
+
+    /// Hit `i`, read here unless the helper has claimed it (then waited for a little: it reads a hit
+    /// in microseconds, unless it lost its core; then read here too).
+    fn take(&self, i: usize) -> Result<Hit> {
+        self.read(i);
+        let slot = &self.slots[i];
+        let read = helper::wait_until(|| slot.state.load(AtomicOrdering::Acquire) == READ, READ_PATIENCE);
+        let hit = if read { slot.hit.lock().unwrap_or_else(|e| e.into_inner()).take() } else { None };
+        hit.unwrap_or_else(|| {
+            read_hit(&self.searcher, self.stores.as_ref().map(|s| s.as_slice()), self.addrs[i])
+        })
     }
 }
 
@@ -657,9 +858,14 @@ impl Recaller {
     }
 
     fn recall_with(&self, q: &RecallQuery, pending: Option<PendingQuery<'_>>) -> RecallResult {
+        let _running = helper::running();
         let mut pending = pending;
         let searcher = self.reader.searcher();
         let s = &self.settings;
+        // The helper thread takes part on a large index when nothing else runs: no other recall, and
+        // no query embedding (its thread has the other core).
+        let parallel =
+            s.parallel && pending.is_none() && searcher.num_docs() >= PARALLEL_FROM && helper::alone();
         let pool = s.pool.max(q.k);
         // The deeper lexical pool serves what can lift a lexical runner-up: hybrid fusion, and lending
         // between linked turns. Without either, the smaller pool lets block-max WAND prune sooner.
@@ -669,16 +875,22 @@ impl Recaller {
         let mut warnings = Vec::new();
         let mut lanes = Vec::new();
         let terms = self.query_terms(&searcher, &q.text);
-        let stores = self.stores(&searcher);
-        let stores = stores.as_ref().map(|s| s.as_slice());
+        let shared_stores = self.stores(&searcher);
+        let stores = shared_stores.as_ref().map(|s| s.as_slice());
         let mut cands: HashMap<DocAddress, Candidate> = HashMap::new();
+        // The recent list (from a list sorted once per index generation): its hits are read ahead.
+        let recent_list =
+            if q.recent_k > 0 { Some(self.recent(&searcher, &q.scope, q.recent_k)) } else { None };
+        let mut ahead_addrs: Vec<DocAddress> =
+            recent_list.iter().flat_map(|r| r.iter().flatten().map(|(_, a)| *a)).collect();
 
         // Lexical lane.
         let started = Instant::now();
         if s.lane_on(lane::LEXICAL) && !terms.is_empty() {
-            match self.lexical(&searcher, &terms, &q.scope, lexical_pool) {
+            match self.lexical(&searcher, &terms, &q.scope, lexical_pool, parallel) {
                 Ok(top) => {
                     lanes.push(lane_report(lane::LEXICAL, LaneStatus::Ok, top.len(), started, None));
+                    ahead_addrs.extend(top.iter().map(|c| c.addr));
                     for (rank, c) in top.into_iter().enumerate() {
                         cands.entry(c.addr).or_default().lexical = Some((c.score, rank));
                     }
@@ -694,6 +906,22 @@ impl Recaller {
         } else {
             lanes.push(lane_report(lane::LEXICAL, LaneStatus::Skipped, 0, started, None));
         }
+
+        // The helper thread, free again, reads hits ahead while this one runs the other lanes.
+        let ahead = parallel.then(|| {
+            let mut seen = HashSet::new();
+            ahead_addrs.retain(|a| seen.insert(*a));
+            let at: HashMap<DocAddress, usize> =
+                ahead_addrs.iter().enumerate().map(|(i, a)| (*a, i)).collect();
+            let ra = Arc::new(ReadAhead::new(&searcher, shared_stores.clone(), ahead_addrs));
+            let theirs = Arc::clone(&ra);
+            let _ = Helper::shared().try_run(move || theirs.run());
+            (ra, at)
+        });
+        let read = |addr: DocAddress| match &ahead {
+            Some((ra, at)) if at.contains_key(&addr) => ra.take(at[&addr]),
+            _ => read_hit(&searcher, stores, addr),
+        };
 
         // Vector lane; also the semantic fallback when lexical recall found little.
         let started = Instant::now();
@@ -762,12 +990,10 @@ impl Recaller {
         let started = Instant::now();
         let mut recent = Vec::new();
         if q.recent_k > 0 || s.lane_on(lane::RECENCY) {
-            let res =
-                if q.recent_k > 0 { self.recent(&searcher, &q.scope, q.recent_k) } else { Ok(Vec::new()) };
-            match res {
+            match recent_list.unwrap_or_else(|| Ok(Vec::new())) {
                 Ok(list) => {
                     for (created, addr) in list {
-                        match self.load_hit(&searcher, stores, addr) {
+                        match read(addr) {
                             Ok(mut hit) => {
                                 let d = quantize(decay(created));
                                 hit.score = d;
@@ -928,9 +1154,17 @@ impl Recaller {
             }
         }
 
+        if let Some((ra, at)) = &ahead {
+            // Read the hits the helper has not reached, from the last: the two threads meet halfway.
+            for (_, addr, _) in fused.iter().rev() {
+                if let Some(&i) = at.get(addr) {
+                    ra.read(i);
+                }
+            }
+        }
         let mut hits = Vec::with_capacity(fused.len());
         for (score, addr, parts) in fused {
-            match self.load_hit(&searcher, stores, addr) {
+            match read(addr) {
                 Ok(mut hit) => {
                     let c = &cands[&addr];
                     hit.score = score;
@@ -960,6 +1194,9 @@ impl Recaller {
                 }
                 Err(e) => warnings.push(format!("reading a hit failed: {e}")),
             }
+        }
+        if let Some((ra, _)) = &ahead {
+            ra.done.store(true, AtomicOrdering::Relaxed);
         }
         hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then_with(|| a.1.chunk_id.cmp(&b.1.chunk_id)));
         hits.truncate(q.k);
@@ -1240,6 +1477,7 @@ impl Recaller {
         terms: &[QueryTerm],
         scope: &Scope,
         pool: usize,
+        parallel: bool,
     ) -> Result<Vec<Scored>> {
         let f = &self.index.fields;
         // Without any context in the index, its clauses could only look up absent terms.
@@ -1265,7 +1503,7 @@ impl Recaller {
             }
         }
         let query = BooleanQuery::new(clauses);
-        self.top_n(searcher, &query, &specs, scope, pool)
+        self.top_n(searcher, &query, &specs, scope, pool, parallel)
     }
 
     fn top_n(
@@ -1275,6 +1513,7 @@ impl Recaller {
         specs: &[(Term, f32)],
         scope: &Scope,
         n: usize,
+        parallel: bool,
     ) -> Result<Vec<Scored>> {
         let scoped = if self.settings.scoped_statistics && !stats::sees_everything(scope) {
             Some(ScopedStats::new(searcher, scope, &self.scope_counts)?)
@@ -1285,29 +1524,53 @@ impl Recaller {
             Some(s) => s,
             None => searcher,
         };
-        let weight = query
+        let weight: Arc<dyn Weight> = query
             .weight(EnableScoring::enabled_from_statistics_provider(statistics, searcher))
-            .map_err(Error::engine("search"))?;
-        let mut top = TopN::new(n);
-        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let seg = SegmentScope::new(reader, scope)?;
-            if seg.excludes_all() {
-                continue;
-            }
-            let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
-            weight
-                .for_each_pruning(top.offer_above(), reader, &mut |doc, score| {
-                    if seg.admits(doc) {
-                        let key = keys.first(doc).unwrap_or(0);
-                        top.push(Scored { score, key, addr: DocAddress::new(ord as u32, doc) });
+            .map_err(Error::engine("search"))?
+            .into();
+        let (mine, theirs) = split_segments(searcher, scope, parallel)?;
+        let floor = Arc::new(AtomicU32::new(0));
+        // The second group runs on the helper thread when it is free, else here after the first.
+        // Whichever thread gets to the second group first searches it: the helper when it is free
+        // and awake, else this thread once the first group is done.
+        let taken = Arc::new(AtomicBool::new(false));
+        let handed = if theirs.is_empty() {
+            None
+        } else {
+            let (searcher, weight, scope, ords) =
+                (searcher.clone(), Arc::clone(&weight), scope.clone(), theirs.clone());
+            let (mut pool, taken) = (Pool::new(n, Arc::clone(&floor)), Arc::clone(&taken));
+            Helper::shared()
+                .try_run(move || {
+                    if taken.swap(true, AtomicOrdering::AcqRel) {
+                        return None;
                     }
-                    top.offer_above()
+                    Some(search_segments(&searcher, &*weight, &scope, &ords, &mut pool).map(|()| pool))
                 })
-                .map_err(Error::engine("search"))?;
+                .ok()
+        };
+        let mut pools = vec![Pool::new(n, Arc::clone(&floor))];
+        search_segments(searcher, &*weight, scope, &mine, &mut pools[0])?;
+        if !theirs.is_empty() {
+            let helped = match handed {
+                Some(pending) if taken.swap(true, AtomicOrdering::AcqRel) => pending.wait().flatten(),
+                _ => None,
+            };
+            let other = match helped {
+                Some(found) => found?,
+                None => {
+                    let mut pool = Pool::new(n, Arc::clone(&floor));
+                    search_segments(searcher, &*weight, scope, &theirs, &mut pool)?;
+                    pool
+                }
+            };
+            pools.push(other);
         }
-        let mut found = top.into_sorted();
+        let mut found = Pool::merge(pools, n);
         rescore(searcher, statistics, specs, &mut found)?;
         found.sort_unstable();
+        found.truncate(n);
+
         Ok(found)
     }
 
@@ -1403,7 +1666,9 @@ impl Recaller {
     /// chunks tie at the pool's lowest score than the pool holds, none of those tied chunks is kept:
     /// which of them would fit depends on index order, which differs between two builds of the same
     /// store, and tags that many chunks share tell nothing apart (their part still goes to the
-    /// candidates of other lanes). Stops once a chunk carrying every query tag overflows the pool.
+    /// candidates of other lanes). So the lane gives the chunks (in scope) carrying at least `m` of the
+    /// tags for the smallest `m` for which they fit in the pool: it counts, for `m` = 1, 2, …, the
+    /// chunks carrying `m` tags or more, up to one more than the pool holds.
     fn tag_lane(
         &self,
         searcher: &Searcher,
@@ -1412,45 +1677,48 @@ impl Recaller {
         pool: usize,
     ) -> Result<Vec<Scored>> {
         let f = &self.index.fields;
-        let clauses: Vec<(Occur, Box<dyn Query>)> = tags
-            .iter()
-            .map(|t| {
-                let tq = TermQuery::new(Term::from_field_text(f.tags, t), IndexRecordOption::Basic);
-                (Occur::Should, Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>)
-            })
-            .collect();
-        let query = BooleanQuery::new(clauses);
-        let weight =
-            query.weight(EnableScoring::enabled_from_searcher(searcher)).map_err(Error::engine("search"))?;
-        let most = tags.len() as f32;
-        let mut top = TopN::new(pool);
-        'segments: for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+        let mut segments = Vec::new();
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let seg = SegmentScope::new(reader, &q.scope)?;
-            if seg.excludes_all() {
-                continue;
+            if !seg.excludes_all() {
+                let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
+                segments.push((ord as u32, seg, keys));
             }
-            let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
-            let mut scorer = weight.scorer(reader, 1.0).map_err(Error::engine("search"))?;
-            let mut doc = scorer.doc();
-            while doc != tantivy::TERMINATED {
-                if seg.admits(doc) {
-                    let key = keys.first(doc).unwrap_or(0);
-                    top.push(Scored { score: scorer.score(), key, addr: DocAddress::new(ord as u32, doc) });
-                    if top.dropped >= most {
-                        break 'segments;
+        }
+        for least in 1..=tags.len() {
+            let clauses: Vec<(Occur, Box<dyn Query>)> = tags
+                .iter()
+                .map(|t| {
+                    let tq = TermQuery::new(Term::from_field_text(f.tags, t), IndexRecordOption::Basic);
+                    (Occur::Should, Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>)
+                })
+                .collect();
+            let query = BooleanQuery::with_minimum_required_clauses(clauses, least);
+            let weight = query
+                .weight(EnableScoring::enabled_from_searcher(searcher))
+                .map_err(Error::engine("search"))?;
+            let mut found = Vec::with_capacity(pool + 1);
+            'segments: for (ord, seg, keys) in &segments {
+                let reader = searcher.segment_reader(*ord);
+                let mut scorer = weight.scorer(reader, 1.0).map_err(Error::engine("search"))?;
+                let mut doc = scorer.doc();
+                while doc != tantivy::TERMINATED {
+                    if seg.admits(doc) {
+                        let key = keys.first(doc).unwrap_or(0);
+                        found.push(Scored { score: scorer.score(), key, addr: DocAddress::new(*ord, doc) });
+                        if found.len() > pool {
+                            break 'segments;
+                        }
                     }
+                    doc = scorer.advance();
                 }
-                doc = scorer.advance();
+            }
+            if found.len() <= pool {
+                found.sort_unstable();
+                return Ok(found);
             }
         }
-        let dropped = top.dropped;
-        let mut found = top.into_sorted();
-        if let Some(last) = found.last().map(|s| s.score)
-            && dropped >= last
-        {
-            found.retain(|s| s.score > last);
-        }
-        Ok(found)
+        Ok(Vec::new())
     }
 
     /// Fills `matched_tags` and `recency` of every candidate from fast fields.
@@ -1644,17 +1912,6 @@ impl Recaller {
 
     /// The hit stored at `addr`: decoded from the raw doc-store bytes when it can be, else through
     /// the searcher (the same hit either way).
-    fn load_hit(&self, searcher: &Searcher, stores: Option<&[StoreReader]>, addr: DocAddress) -> Result<Hit> {
-        if let Some(store) = stores.and_then(|s| s.get(addr.segment_ord as usize))
-            && let Ok(bytes) = store.get_document_bytes(addr.doc_id)
-            && let Some(hit) = crate::index::hit_from_stored_bytes(bytes.as_slice())
-        {
-            return Ok(hit);
-        }
-        let StoredHit(hit) = searcher.doc(addr).map_err(Error::engine("read stored document"))?;
-        Ok(hit)
-    }
-
     /// Sets `why.terms`: the query words whose terms occur in each hit's title or body.
     fn explain_terms(
         &self,
@@ -1709,8 +1966,55 @@ impl Recaller {
 #[cfg(test)]
 mod tests {
     use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance};
+    use proptest::prelude::*;
 
     use super::*;
+
+    proptest! {
+        /// However block-max WAND's threshold moves (two pools sharing a floor, documents offered in
+        /// any order, each WAND sum a few ulps off its canonical score), the pools hold the canonical
+        /// best `n`: rescored and cut, they equal the best `n` of every document by canonical score.
+        #[test]
+        fn pools_hold_the_canonical_best_n_whatever_the_threshold_did(
+            docs in prop::collection::vec((0u32..40, 0u64..1_000, any::<u8>()), 1..300),
+            n in 1usize..30,
+            split in any::<u64>(),
+        ) {
+            // Scores on a coarse grid (many exact ties), keys mostly distinct.
+            let canonical: Vec<Scored> = docs
+                .iter()
+                .enumerate()
+                .map(|(i, &(grid, key, _))| Scored {
+                    score: 1.0 + grid as f32 * 0.25,
+                    key,
+                    addr: DocAddress::new((i % 2) as u32, i as u32),
+                })
+                .collect();
+            let floor = Arc::new(AtomicU32::new(0));
+            let mut pools = [Pool::new(n, Arc::clone(&floor)), Pool::new(n, Arc::clone(&floor))];
+            for (i, (c, &(_, _, noise))) in canonical.iter().zip(&docs).enumerate() {
+                // WAND's sum: up to 3 ulps either way.
+                let mut score = c.score;
+                for _ in 0..noise % 4 {
+                    score = if noise & 0x80 == 0 { score.next_up() } else { score.next_down() };
+                }
+                let pool = &mut pools[((split >> (i % 64)) & 1) as usize];
+                if score > pool.offer_above() {
+                    pool.push(Scored { score, ..*c });
+                }
+            }
+            let mut found = Pool::merge(pools.into_iter().collect(), n);
+            for f in &mut found {
+                f.score = canonical[f.addr.doc_id as usize].score;
+            }
+            found.sort_unstable();
+            found.truncate(n);
+            let mut want = canonical.clone();
+            want.sort_unstable();
+            want.truncate(n);
+            prop_assert_eq!(found, want);
+        }
+    }
 
     #[test]
     fn rescoring_adds_each_clause_score_in_clause_order() {
@@ -1758,7 +2062,7 @@ mod tests {
         for q in ["alpha beta gamma", "delta zeta theta eta", "epsilon alpha"] {
             let terms = r.query_terms(&searcher, q);
             let specs = r.lexical_clauses(&terms, false);
-            let found = r.lexical(&searcher, &terms, &Scope::owner(None), 30).unwrap();
+            let found = r.lexical(&searcher, &terms, &Scope::owner(None), 30, false).unwrap();
             assert!(found.len() >= 10, "{q}: {}", found.len());
             assert!(found.windows(2).all(|p| p[0].score >= p[1].score));
             for s in &found {

@@ -738,6 +738,57 @@ fn make(i: usize, spec: &(usize, bool, Vec<usize>, u8, i64)) -> Item {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
 
+    /// The tag lane gives the chunks (in scope) carrying at least `m` of the query tags for the
+    /// smallest `m` for which they fit in its pool, and nothing when none does.
+    #[test]
+    fn the_tag_lane_keeps_the_chunks_with_the_most_tags_that_fit_its_pool(
+        carried in prop::collection::vec((prop::collection::btree_set(0usize..5, 0..5), any::<bool>()), 1..60),
+        asked in prop::collection::btree_set(0usize..5, 1..4),
+        pool in 1usize..8,
+        public in any::<bool>(),
+    ) {
+        let names = ["amber", "birch", "cedar", "delta", "ember"];
+        let items: Vec<Item> = carried
+            .iter()
+            .enumerate()
+            .map(|(i, (tags, private))| {
+                let tags: Vec<&str> = tags.iter().map(|&t| names[t]).collect();
+                let audience = if *private { Audience::Private } else { Audience::Public };
+                item(&format!("i{i:02}"), "p", audience, "", "plain words", &tags, i as i64 % 7)
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let index = RecallIndex::open_or_create(dir.path()).unwrap();
+        let mut w = index.writer().unwrap();
+        // Two segments, so a count runs across both.
+        let half = items.len() / 2;
+        put(&mut w, &items[..half]);
+        w.commit(1).unwrap();
+        put(&mut w, &items[half..]);
+        w.commit(2).unwrap();
+        let settings = RecallSettings { pool, ..RecallSettings::default() }.only_lanes(&["tags"]);
+        let r = Recaller::new(&index, settings).unwrap();
+        let scope = if public { Scope::public_only(None) } else { Scope::owner(None) };
+        let text: Vec<&str> = asked.iter().map(|&t| names[t]).collect();
+        let res = r.recall(&RecallQuery::new(text.join(" "), scope.clone(), pool, NOW));
+        // Brute force over the items in scope, with the tags the query was found to carry.
+        let counts: Vec<(usize, &Item)> = items
+            .iter()
+            .filter(|it| scope.allows(it.audience))
+            .map(|it| (it.tags.iter().filter(|t| res.query_tags.contains(t)).count(), it))
+            .filter(|(n, _)| *n > 0)
+            .collect();
+        let least = (1..=res.query_tags.len()).find(|&m| counts.iter().filter(|(n, _)| *n >= m).count() <= pool);
+        let mut want: Vec<&str> = match least {
+            Some(m) => counts.iter().filter(|(n, _)| *n >= m).map(|(_, it)| it.id.as_str()).collect(),
+            None => Vec::new(),
+        };
+        want.sort_unstable();
+        let mut got = ids(&res);
+        got.sort_unstable();
+        prop_assert_eq!(got, want, "tags {:?}", res.query_tags);
+    }
+
     #[test]
     fn private_items_never_reach_public_callers(
         specs in prop::collection::vec(arb_item(), 1..25),
