@@ -1,12 +1,13 @@
-//! A second thread for the parts of one request that can run side by side (recall reads half of its
-//! hits there, and matches their terms).
+//! A second thread for the parts of one request that can run side by side (recall runs block-max WAND
+//! over half the segments there, then reads hits ahead).
 //!
 //! A request is a few hundred microseconds of work, so the usual ways of splitting it
 //! cost more than they save: spawning a thread takes 50–100 µs, and waking a parked pool thread on a
 //! virtual machine's idle core 30–50 µs. A [`Helper`] owns one long-lived thread that, after each job,
 //! keeps polling for the next one for [`Helper::LINGER`] (yielding the core between polls, so it takes
 //! no time another thread wants) and only then parks. Back-to-back recalls hand work over in about a
-//! microsecond; a recall after a quiet spell pays one wake-up.
+//! microsecond; after a quiet spell the helper has to wake up, so callers hand over work that they can
+//! take back (whoever starts it first runs it) and wait for the helper only briefly ([`wait_until`]).
 //!
 //! The helper is for latency when the process is otherwise idle: there is one per process
 //! ([`Helper::shared`]), it takes one job at a time, and a caller that finds it busy does the work
