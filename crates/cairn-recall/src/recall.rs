@@ -542,16 +542,30 @@ fn search_segments(
         if seg.excludes_all() {
             continue;
         }
-        let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
+        // No `order_key` yet: the pool keeps every document tying with its last place (they are
+        // within `NEAR`), so which of them its heap holds does not matter; [`set_order_keys`] reads
+        // the keys of the few that remain.
         weight
             .for_each_pruning(pool.offer_above(), reader, &mut |doc, score| {
                 if seg.admits(doc) {
-                    let key = keys.first(doc).unwrap_or(0);
-                    pool.push(Scored { score, key, addr: DocAddress::new(ord, doc) });
+                    pool.push(Scored { score, key: 0, addr: DocAddress::new(ord, doc) });
                 }
                 pool.offer_above()
             })
             .map_err(Error::engine("search"))?;
+    }
+    Ok(())
+}
+
+/// Sets each candidate's `key` to its chunk's `order_key`.
+fn set_order_keys(searcher: &Searcher, found: &mut [Scored]) -> Result<()> {
+    found.sort_unstable_by_key(|s| s.addr);
+    for group in found.chunk_by_mut(|a, b| a.addr.segment_ord == b.addr.segment_ord) {
+        let reader = searcher.segment_reader(group[0].addr.segment_ord);
+        let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
+        for s in group {
+            s.key = keys.first(s.addr.doc_id).unwrap_or(0);
+        }
     }
     Ok(())
 }
@@ -1567,6 +1581,7 @@ impl Recaller {
             pools.push(other);
         }
         let mut found = Pool::merge(pools, n);
+        set_order_keys(searcher, &mut found)?;
         rescore(searcher, statistics, specs, &mut found)?;
         found.sort_unstable();
         found.truncate(n);
@@ -2000,12 +2015,14 @@ mod tests {
                 }
                 let pool = &mut pools[((split >> (i % 64)) & 1) as usize];
                 if score > pool.offer_above() {
-                    pool.push(Scored { score, ..*c });
+                    // As WAND offers it: no key yet (read after the merge).
+                    pool.push(Scored { score, key: 0, ..*c });
                 }
             }
             let mut found = Pool::merge(pools.into_iter().collect(), n);
             for f in &mut found {
-                f.score = canonical[f.addr.doc_id as usize].score;
+                let c = &canonical[f.addr.doc_id as usize];
+                (f.score, f.key) = (c.score, c.key);
             }
             found.sort_unstable();
             found.truncate(n);
