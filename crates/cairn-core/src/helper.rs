@@ -76,7 +76,7 @@ impl<T> Pending<T> {
 }
 
 /// Polls `rx` for up to `linger`, yielding between polls; `None` when nothing came (or never can).
-pub fn poll<T>(rx: &Receiver<T>, linger: Duration) -> Option<T> {
+fn poll<T>(rx: &Receiver<T>, linger: Duration) -> Option<T> {
     let started = Instant::now();
     loop {
         match rx.try_recv() {

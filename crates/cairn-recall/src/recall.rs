@@ -1,7 +1,7 @@
 //! The read side: lanes (lexical, vector, tags, recency), fusion, MMR, and hits built from the index.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
@@ -498,18 +498,14 @@ impl Pool {
     }
 }
 
-/// The segments (that can hold anything in `scope`) block-max WAND searches, in two groups when
+/// The segments block-max WAND searches (it skips those holding nothing in scope), in two groups when
 /// `parallel` and there are two or more: balanced by document count, larger segments first, so the
 /// grouping depends on the index layout alone.
-fn split_segments(searcher: &Searcher, scope: &Scope, parallel: bool) -> Result<(Vec<u32>, Vec<u32>)> {
-    let mut segs = Vec::new();
-    for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-        if !SegmentScope::new(reader, scope)?.excludes_all() {
-            segs.push((reader.max_doc(), ord as u32));
-        }
-    }
+fn split_segments(searcher: &Searcher, parallel: bool) -> (Vec<u32>, Vec<u32>) {
+    let mut segs: Vec<(u32, u32)> =
+        searcher.segment_readers().iter().enumerate().map(|(ord, r)| (r.max_doc(), ord as u32)).collect();
     if !parallel || segs.len() < 2 {
-        return Ok((segs.into_iter().map(|(_, ord)| ord).collect(), Vec::new()));
+        return (segs.into_iter().map(|(_, ord)| ord).collect(), Vec::new());
     }
     segs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let (mut mine, mut theirs) = (Vec::new(), Vec::new());
@@ -525,7 +521,7 @@ fn split_segments(searcher: &Searcher, scope: &Scope, parallel: bool) -> Result<
     }
     mine.sort_unstable();
     theirs.sort_unstable();
-    Ok((mine, theirs))
+    (mine, theirs)
 }
 
 /// Block-max WAND over the segments `ords` (in that order), documents out of `scope` left out.
@@ -923,18 +919,20 @@ impl Recaller {
 
         // The helper thread, free again, reads hits ahead while this one runs the other lanes.
         let ahead = parallel.then(|| {
-            let mut seen = HashSet::new();
-            ahead_addrs.retain(|a| seen.insert(*a));
-            let at: HashMap<DocAddress, usize> =
-                ahead_addrs.iter().enumerate().map(|(i, a)| (*a, i)).collect();
+            // Each address once, at its first place.
+            let mut at: HashMap<DocAddress, usize> = HashMap::with_capacity(ahead_addrs.len());
+            ahead_addrs.retain(|a| {
+                let next = at.len();
+                *at.entry(*a).or_insert(next) == next
+            });
             let ra = Arc::new(ReadAhead::new(&searcher, shared_stores.clone(), ahead_addrs));
             let theirs = Arc::clone(&ra);
             let _ = Helper::shared().try_run(move || theirs.run());
             (ra, at)
         });
-        let read = |addr: DocAddress| match &ahead {
-            Some((ra, at)) if at.contains_key(&addr) => ra.take(at[&addr]),
-            _ => read_hit(&searcher, stores, addr),
+        let read = |addr: DocAddress| match ahead.as_ref().and_then(|(ra, at)| Some((ra, *at.get(&addr)?))) {
+            Some((ra, i)) => ra.take(i),
+            None => read_hit(&searcher, stores, addr),
         };
 
         // Vector lane; also the semantic fallback when lexical recall found little.
@@ -1542,9 +1540,8 @@ impl Recaller {
             .weight(EnableScoring::enabled_from_statistics_provider(statistics, searcher))
             .map_err(Error::engine("search"))?
             .into();
-        let (mine, theirs) = split_segments(searcher, scope, parallel)?;
+        let (mine, theirs) = split_segments(searcher, parallel);
         let floor = Arc::new(AtomicU32::new(0));
-        // The second group runs on the helper thread when it is free, else here after the first.
         // Whichever thread gets to the second group first searches it: the helper when it is free
         // and awake, else this thread once the first group is done.
         let taken = Arc::new(AtomicBool::new(false));
@@ -1585,7 +1582,6 @@ impl Recaller {
         rescore(searcher, statistics, specs, &mut found)?;
         found.sort_unstable();
         found.truncate(n);
-
         Ok(found)
     }
 
@@ -1925,8 +1921,6 @@ impl Recaller {
         shape
     }
 
-    /// The hit stored at `addr`: decoded from the raw doc-store bytes when it can be, else through
-    /// the searcher (the same hit either way).
     /// Sets `why.terms`: the query words whose terms occur in each hit's title or body.
     fn explain_terms(
         &self,
