@@ -25,6 +25,10 @@ use serde::{Deserialize, Serialize};
 
 mod embed;
 
+/// The allocator `cairn` uses, so the warm figures are the daemon's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Debug, Parser)]
 #[command(name = "cairn-bench")]
 struct Cli {

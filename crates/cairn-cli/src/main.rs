@@ -15,6 +15,11 @@ macro_rules! outln {
 mod commands;
 mod settings;
 
+/// mimalloc instead of the system allocator: a context call allocates and frees a few hundred strings
+/// (hits, rendered entries); see `docs/ARCHITECTURE.md` (dependencies) for the measurements.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use commands::{context, graph, ingest, models, recall, route, serve};
 use settings::{GlobalArgs, Settings};
 
