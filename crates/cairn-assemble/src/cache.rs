@@ -8,8 +8,8 @@ use cairn_tokens::{Encoding, Tokenizer};
 ///
 /// Counting with a real BPE dominates assembly time, and the same chunks recur from query to
 /// query. A count is a pure function of the string and the encoding; the cache keys it by the
-/// string's 128-bit XXH3 hash, so an entry costs 20 bytes and no allocation, and starting over
-/// frees nothing. Two strings sharing a 128-bit hash would share a count: by chance that needs
+/// string's 128-bit XXH3 hash, so an entry is 32 bytes in the table and needs no allocation, and
+/// starting over frees nothing. Two strings sharing a 128-bit hash would share a count: by chance that needs
 /// about 2^64 strings, and even then the assembler's final recount of the whole block (on unless
 /// `verify` is turned off) keeps the budget. So the cache never changes output:
 /// [`assemble_with`](crate::assemble_with) gives byte-identical results with a cold, warm or
@@ -28,7 +28,7 @@ impl Default for CountCache {
 }
 
 impl CountCache {
-    /// Strings kept per encoding by [`CountCache::default`] (about 1.5 MB each when full).
+    /// Strings kept per encoding by [`CountCache::default`] (a 4 MB table each when full).
     pub const DEFAULT_CAPACITY: usize = 65_536;
 
     /// A cache holding at most `capacity` strings per encoding (0 disables it).
