@@ -84,6 +84,10 @@ enum Cmd {
         /// Recall of `--data` on one thread (`parallel = false`), e.g. for instruction counts
         #[arg(long)]
         serial: bool,
+        /// Write every query's block (first pass, `--data`) to this file, one JSON string per line,
+        /// to check that two builds give the same output
+        #[arg(long)]
+        blocks: Option<PathBuf>,
     },
     /// Local embedding throughput and single-query latency on a JSONL corpus (`text` per line).
     Embed {
@@ -366,6 +370,7 @@ fn context_bench(
     cold: usize,
     cairn: Option<PathBuf>,
     passes: usize,
+    blocks: Option<&Path>,
 ) -> anyhow::Result<serde_json::Value> {
     use cairn_core::Scope;
     use cairn_engine::ContextRequest;
@@ -433,6 +438,16 @@ fn context_bench(
                 m.pass_p50.push(percentile(&v, 0.5));
             }
         }
+    }
+    if let Some(path) = blocks {
+        let mut first = timed[0].blocks.clone();
+        first.sort();
+        let mut out = String::new();
+        for (_, block) in first {
+            out.push_str(&serde_json::to_string(&block)?);
+            out.push('\n');
+        }
+        std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
     }
     let compared = (timed.len() > 1).then(|| {
         let (mut a, mut b) = (timed[0].blocks.clone(), timed[1].blocks.clone());
@@ -590,6 +605,7 @@ fn main() -> anyhow::Result<()> {
             against,
             one_thread,
             serial,
+            blocks,
         } => {
             let mut queries = load_queries(&queries)?;
             queries.truncate(limit.unwrap_or(usize::MAX));
@@ -604,6 +620,7 @@ fn main() -> anyhow::Result<()> {
                 cold,
                 cairn,
                 passes,
+                blocks.as_deref(),
             )?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }

@@ -7,7 +7,8 @@
 //! - Write side: [`RecallIndex`] → [`ChunkWriter`]: `upsert(item, chunks)`, `delete_item`, `clear`,
 //!   `commit(store_seq)`; [`RecallIndex::synced_seq`] says how far the index follows the store.
 //! - Read side: [`Recaller::recall`] runs the lanes and fuses them:
-//!   - **lexical**: BM25 (title boosted) over an OR of the analysed query terms, block-max WAND top-k;
+//!   - **lexical**: BM25 (title boosted) over an OR of the analysed query terms, top-k scored term at a
+//!     time (block-max WAND when the query's postings are very many);
 //!   - **tags**: tags inferred from the query against the index's tag vocabulary;
 //!   - **recency**: exponential decay with a half-life, from a `now` passed in; plus a `recent` list.
 //! - Scope (project, audience) is checked inside every lane: out-of-scope chunks are never candidates.
@@ -68,6 +69,7 @@ pub mod eval;
 mod index;
 mod recall;
 mod stats;
+mod taat;
 
 pub use analyzer::{STOP_WORDS, analyze};
 pub use error::{Error, ErrorKind, Result};

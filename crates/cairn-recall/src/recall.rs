@@ -31,6 +31,7 @@ use crate::index::{
     RecallIndex, StoredHit,
 };
 use crate::stats::{self, ScopeCounts, ScopedStats};
+use crate::taat;
 
 /// Lane names, as they appear in [`Hit::parts`], [`cairn_core::Why::lanes`] and [`LaneReport::name`].
 pub mod lane {
@@ -524,10 +525,48 @@ fn split_segments(searcher: &Searcher, parallel: bool) -> (Vec<u32>, Vec<u32>) {
     (mine, theirs)
 }
 
-/// Block-max WAND over the segments `ords` (in that order), documents out of `scope` left out.
+/// How the lexical lane scores one query: term at a time over its clauses ([`taat`]), or block-max
+/// WAND over the boolean query when its postings are too many to read them all (or a project filter
+/// is one of its clauses).
+#[derive(Clone)]
+enum Plan {
+    Wand(Arc<dyn Weight>),
+    Terms(Arc<taat::Clauses>),
+}
+
+/// Which [`Plan`] the lexical lane uses: chosen by cost, or (for tests) forced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scoring {
+    Auto,
+    Wand,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Terms,
+}
+
+/// A term-at-a-time pass reads every posting of every clause, at a few nanoseconds each; block-max
+/// WAND reads fewer when it can skip, at tens of nanoseconds for each document it scores. Up to this
+/// many postings per document of the index the pass was faster on every kind of query measured (the
+/// 100k bench store; see `BENCHMARKS.md`); past it, WAND's skipping has more to skip.
+const TERMS_MAX_POSTINGS_PER_DOC: f64 = 4.0;
+
+impl Plan {
+    fn for_each_pruning(
+        &self,
+        threshold: f32,
+        reader: &SegmentReader,
+        callback: &mut dyn FnMut(DocId, f32) -> f32,
+    ) -> tantivy::Result<()> {
+        match self {
+            Plan::Wand(weight) => weight.for_each_pruning(threshold, reader, callback),
+            Plan::Terms(clauses) => clauses.for_each_pruning(threshold, reader, callback),
+        }
+    }
+}
+
+/// The lexical plan over the segments `ords` (in that order), documents out of `scope` left out.
 fn search_segments(
     searcher: &Searcher,
-    weight: &dyn Weight,
+    plan: &Plan,
     scope: &Scope,
     ords: &[u32],
     pool: &mut Pool,
@@ -541,14 +580,13 @@ fn search_segments(
         // No `order_key` yet: the pool keeps every document tying with its last place (they are
         // within `NEAR`), so which of them its heap holds does not matter; [`set_order_keys`] reads
         // the keys of the few that remain.
-        weight
-            .for_each_pruning(pool.offer_above(), reader, &mut |doc, score| {
-                if seg.admits(doc) {
-                    pool.push(Scored { score, key: 0, addr: DocAddress::new(ord, doc) });
-                }
-                pool.offer_above()
-            })
-            .map_err(Error::engine("search"))?;
+        plan.for_each_pruning(pool.offer_above(), reader, &mut |doc, score| {
+            if seg.admits(doc) {
+                pool.push(Scored { score, key: 0, addr: DocAddress::new(ord, doc) });
+            }
+            pool.offer_above()
+        })
+        .map_err(Error::engine("search"))?;
     }
     Ok(())
 }
@@ -709,19 +747,15 @@ fn rescore(
         return Ok(());
     }
     let search = |e: tantivy::TantivyError| Error::Engine { action: "search", source: e };
-    // Each clause's BM25 weight, as its term query computes it (`Bm25Weight::for_terms`, less the
-    // explanation), made on first use: a term absent from every segment needs none.
-    let total_docs = statistics.total_num_docs().map_err(search)?;
+    // Each clause's BM25 weight, as its term query computes it, made on first use: a term absent
+    // from every segment needs none.
     let mut weights: Vec<Option<Bm25Weight>> = specs.iter().map(|_| None).collect();
     let mut weight = |c: usize| -> Result<Bm25Weight> {
         if let Some(w) = &weights[c] {
             return Ok(w.clone());
         }
         let (term, boost) = &specs[c];
-        let tokens = statistics.total_num_tokens(term.field()).map_err(search)?;
-        let df = statistics.doc_freq(term).map_err(search)?;
-        let w = Bm25Weight::for_one_term_without_explain(df, total_docs, tokens as f32 / total_docs as f32)
-            .boost_by(*boost);
+        let w = taat::clause_weight(statistics, term, *boost).map_err(search)?;
         weights[c] = Some(w.clone());
         Ok(w)
     };
@@ -897,7 +931,7 @@ impl Recaller {
         // Lexical lane.
         let started = Instant::now();
         if s.lane_on(lane::LEXICAL) && !terms.is_empty() {
-            match self.lexical(&searcher, &terms, &q.scope, lexical_pool, parallel) {
+            match self.lexical(&searcher, &terms, &q.scope, lexical_pool, parallel, Scoring::Auto) {
                 Ok(top) => {
                     lanes.push(lane_report(lane::LEXICAL, LaneStatus::Ok, top.len(), started, None));
                     ahead_addrs.extend(top.iter().map(|c| c.addr));
@@ -1481,8 +1515,10 @@ impl Recaller {
         specs
     }
 
-    /// BM25 over title (boosted), body and context (damped), an OR of the terms, block-max WAND, scope
-    /// checked per document; the pool rescored in clause order ([`rescore`]).
+    /// BM25 over title (boosted), body and context (damped), an OR of the terms, scope checked per
+    /// document: scored term at a time ([`taat`]), or by block-max WAND when the query's postings are
+    /// very many or a project filter drives the search (its pool then rescored in clause order,
+    /// [`rescore`]).
     fn lexical(
         &self,
         searcher: &Searcher,
@@ -1490,6 +1526,7 @@ impl Recaller {
         scope: &Scope,
         pool: usize,
         parallel: bool,
+        scoring: Scoring,
     ) -> Result<Vec<Scored>> {
         let f = &self.index.fields;
         // Without any context in the index, its clauses could only look up absent terms.
@@ -1506,23 +1543,31 @@ impl Recaller {
             .collect();
         // A project much smaller than the index: drive the search by its posting list instead of pruning
         // a union over everything (WAND's threshold rises slowly when most good documents are out of scope).
+        let mut filtered = false;
         if let Some(p) = &scope.project {
             let term = Term::from_field_text(f.project, p);
             let df = searcher.doc_freq(&term).map_err(Error::engine("search"))?;
             if df.saturating_mul(8) < searcher.num_docs() {
                 let filter = TermQuery::new(term, IndexRecordOption::Basic);
                 clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(filter), 0.0))));
+                filtered = true;
             }
         }
         let query = BooleanQuery::new(clauses);
-        self.top_n(searcher, &query, &specs, scope, pool, parallel)
+        // The project filter is a clause of the boolean query only: that query is for WAND.
+        let scoring = if filtered { Scoring::Wand } else { scoring };
+        self.top_n(searcher, &query, &specs, scoring, scope, pool, parallel)
     }
 
+    /// The best `n` of `query` (whose scored clauses are `specs`) in `scope`. Unless `scoring` is
+    /// [`Scoring::Wand`], the query must be the plain OR of `specs` (it may be scored term at a time).
+    #[allow(clippy::too_many_arguments)]
     fn top_n(
         &self,
         searcher: &Searcher,
         query: &dyn Query,
         specs: &[(Term, f32)],
+        scoring: Scoring,
         scope: &Scope,
         n: usize,
         parallel: bool,
@@ -1536,10 +1581,24 @@ impl Recaller {
             Some(s) => s,
             None => searcher,
         };
-        let weight: Arc<dyn Weight> = query
-            .weight(EnableScoring::enabled_from_statistics_provider(statistics, searcher))
-            .map_err(Error::engine("search"))?
-            .into();
+        let search = |e| Error::Engine { action: "search", source: e };
+        let mut plan = None;
+        if scoring != Scoring::Wand && !specs.is_empty() {
+            let clauses = taat::Clauses::new(statistics, specs).map_err(search)?;
+            let most = TERMS_MAX_POSTINGS_PER_DOC * searcher.num_docs() as f64;
+            if scoring == Scoring::Terms || clauses.postings(searcher).map_err(search)? as f64 <= most {
+                plan = Some(Plan::Terms(Arc::new(clauses)));
+            }
+        }
+        let plan = match plan {
+            Some(plan) => plan,
+            None => Plan::Wand(
+                query
+                    .weight(EnableScoring::enabled_from_statistics_provider(statistics, searcher))
+                    .map_err(search)?
+                    .into(),
+            ),
+        };
         let (mine, theirs) = split_segments(searcher, parallel);
         let floor = Arc::new(AtomicU32::new(0));
         // Whichever thread gets to the second group first searches it: the helper when it is free
@@ -1548,20 +1607,20 @@ impl Recaller {
         let handed = if theirs.is_empty() {
             None
         } else {
-            let (searcher, weight, scope, ords) =
-                (searcher.clone(), Arc::clone(&weight), scope.clone(), theirs.clone());
+            let (searcher, plan, scope, ords) =
+                (searcher.clone(), plan.clone(), scope.clone(), theirs.clone());
             let (mut pool, taken) = (Pool::new(n, Arc::clone(&floor)), Arc::clone(&taken));
             Helper::shared()
                 .try_run(move || {
                     if taken.swap(true, AtomicOrdering::AcqRel) {
                         return None;
                     }
-                    Some(search_segments(&searcher, &*weight, &scope, &ords, &mut pool).map(|()| pool))
+                    Some(search_segments(&searcher, &plan, &scope, &ords, &mut pool).map(|()| pool))
                 })
                 .ok()
         };
         let mut pools = vec![Pool::new(n, Arc::clone(&floor))];
-        search_segments(searcher, &*weight, scope, &mine, &mut pools[0])?;
+        search_segments(searcher, &plan, scope, &mine, &mut pools[0])?;
         if !theirs.is_empty() {
             let helped = match handed {
                 Some(pending) if taken.swap(true, AtomicOrdering::AcqRel) => pending.wait().flatten(),
@@ -1571,7 +1630,7 @@ impl Recaller {
                 Some(found) => found?,
                 None => {
                     let mut pool = Pool::new(n, Arc::clone(&floor));
-                    search_segments(searcher, &*weight, scope, &theirs, &mut pool)?;
+                    search_segments(searcher, &plan, scope, &theirs, &mut pool)?;
                     pool
                 }
             };
@@ -1579,7 +1638,9 @@ impl Recaller {
         }
         let mut found = Pool::merge(pools, n);
         set_order_keys(searcher, &mut found)?;
-        rescore(searcher, statistics, specs, &mut found)?;
+        if let Plan::Wand(_) = plan {
+            rescore(searcher, statistics, specs, &mut found)?;
+        }
         found.sort_unstable();
         found.truncate(n);
         Ok(found)
@@ -2027,6 +2088,108 @@ mod tests {
         }
     }
 
+    /// An item of one chunk whose text is `text`.
+    fn item_of(id: &str, project: &str, audience: Audience, title: &str, text: &str) -> (Item, Chunk) {
+        let item = Item {
+            id: id.into(),
+            project: project.into(),
+            kind: ItemKind::File,
+            title: title.into(),
+            text: text.into(),
+            tags: Vec::new(),
+            audience,
+            provenance: Provenance::File { path: format!("{id}.md"), line_start: 1, line_end: 2 },
+            content_hash: cairn_core::content_hash(text.as_bytes()),
+            created_at: 0,
+            observed_at: 0,
+            metadata: Default::default(),
+        };
+        let chunk = Chunk {
+            id: Chunk::make_id(id, 0),
+            item_id: id.into(),
+            ordinal: 0,
+            heading: String::new(),
+            text: text.into(),
+            provenance: item.provenance.clone(),
+            content_hash: item.content_hash.clone(),
+        };
+        (item, chunk)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// Term at a time and block-max WAND find the same best `n`, with the same scores to the bit:
+        /// whatever the documents (repeated words, varied lengths, rewritten and so deleted ones, in
+        /// several segments), the query, the scope (project, audience) and the threads.
+        #[test]
+        fn term_at_a_time_finds_what_block_max_wand_finds(
+            docs in prop::collection::vec(
+                (prop::collection::vec(0usize..12, 1..24), 0usize..3, any::<bool>(), 0usize..12),
+                1..120,
+            ),
+            rewrites in prop::collection::vec(any::<prop::sample::Index>(), 0..10),
+            commits in prop::collection::vec(any::<prop::sample::Index>(), 0..3),
+            query in prop::collection::vec(0usize..14, 1..6),
+            scope in 0usize..4,
+            n in 1usize..30,
+            parallel in any::<bool>(),
+        ) {
+            // Twelve words, two of them absent from every document.
+            const WORDS: [&str; 14] = [
+                "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
+                "kappa", "lambda", "omicron", "sigma", "omega",
+            ];
+            let dir = tempfile::tempdir().unwrap();
+            let index = RecallIndex::open_or_create(dir.path()).unwrap();
+            let mut w = index.writer().unwrap();
+            let cuts: BTreeSet<usize> = commits.iter().map(|c| c.index(docs.len())).collect();
+            let text_of = |words: &[usize]| words.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ");
+            let mut seq = 0;
+            for (i, (words, project, private, title)) in docs.iter().enumerate() {
+                let audience = if *private { Audience::Private } else { Audience::Public };
+                let project = format!("p{project}");
+                let (item, chunk) = item_of(&format!("d{i:03}"), &project, audience, WORDS[*title], &text_of(words));
+                w.upsert(&item, &[chunk]).unwrap();
+                if cuts.contains(&i) {
+                    seq += 1;
+                    w.commit(seq).unwrap();
+                }
+            }
+            seq += 1;
+            w.commit(seq).unwrap();
+            // Rewritten items: their first version stays in its segment, deleted.
+            for r in &rewrites {
+                let i = r.index(docs.len());
+                let (words, project, private, title) = &docs[i];
+                let audience = if *private { Audience::Private } else { Audience::Public };
+                let reversed: Vec<usize> = words.iter().rev().map(|&x| (x + 1) % 12).collect();
+                let (item, chunk) =
+                    item_of(&format!("d{i:03}"), &format!("p{project}"), audience, WORDS[*title], &text_of(&reversed));
+                w.upsert(&item, &[chunk]).unwrap();
+            }
+            w.commit(seq + 1).unwrap();
+            let r = Recaller::new(&index, RecallSettings::default()).unwrap();
+            let searcher = r.reader.searcher();
+            let scope = match scope {
+                0 => Scope::owner(None),
+                1 => Scope::public_only(None),
+                2 => Scope::owner(Some("p1".into())),
+                _ => Scope::public_only(Some("p2".into())),
+            };
+            let text = query.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ");
+            let terms = r.query_terms(&searcher, &text);
+            let wand = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Wand).unwrap();
+            let taat = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Terms).unwrap();
+            prop_assert_eq!(&taat, &wand, "{} in {:?}", text, scope);
+            // Not two empty answers agreeing: seeing everything, each document holding a word of
+            // the query (in its text or title) is a match.
+            if rewrites.is_empty() && scope == Scope::owner(None) {
+                let matches = docs.iter().filter(|d| query.iter().any(|q| d.0.contains(q) || d.3 == *q)).count();
+                prop_assert_eq!(taat.len(), matches.min(n));
+            }
+        }
+    }
+
     #[test]
     fn rescoring_adds_each_clause_score_in_clause_order() {
         let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"];
@@ -2070,10 +2233,11 @@ mod tests {
         let r = Recaller::new(&index, RecallSettings::default()).unwrap();
         let searcher = r.reader.searcher();
         assert_eq!(searcher.segment_readers().len(), 2);
-        for q in ["alpha beta gamma", "delta zeta theta eta", "epsilon alpha"] {
+        let queries = ["alpha beta gamma", "delta zeta theta eta", "epsilon alpha"];
+        for (q, scoring) in queries.iter().flat_map(|q| [(q, Scoring::Wand), (q, Scoring::Terms)]) {
             let terms = r.query_terms(&searcher, q);
             let specs = r.lexical_clauses(&terms, false);
-            let found = r.lexical(&searcher, &terms, &Scope::owner(None), 30, false).unwrap();
+            let found = r.lexical(&searcher, &terms, &Scope::owner(None), 30, false, scoring).unwrap();
             assert!(found.len() >= 10, "{q}: {}", found.len());
             assert!(found.windows(2).all(|p| p[0].score >= p[1].score));
             for s in &found {
@@ -2089,7 +2253,7 @@ mod tests {
                         want += scorer.score();
                     }
                 }
-                assert_eq!(s.score.to_bits(), want.to_bits(), "{q}: {:?}", s.addr);
+                assert_eq!(s.score.to_bits(), want.to_bits(), "{q} ({scoring:?}): {:?}", s.addr);
             }
         }
     }
