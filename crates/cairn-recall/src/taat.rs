@@ -87,6 +87,7 @@ impl Clauses {
                 }
                 slots.fill(0.0);
             }
+            acc.dirty = false;
             filled
         })
     }
@@ -129,15 +130,21 @@ impl Clauses {
 const PAGE: usize = 64;
 
 /// Per-thread scratch: a score per document of the segment being searched and a mark per page of
-/// [`PAGE`] documents, all zero between searches.
+/// [`PAGE`] documents, all zero between searches. `dirty` while a search runs: one that panicked
+/// midway (say, in a caller's callback) is cleaned up by the next.
 #[derive(Default)]
 struct Accumulator {
     scores: Vec<Score>,
     marks: Vec<u8>,
+    dirty: bool,
 }
 
 impl Accumulator {
     fn prepare(&mut self, max_doc: usize) {
+        if std::mem::replace(&mut self.dirty, true) {
+            self.scores.fill(0.0);
+            self.marks.fill(0);
+        }
         if self.scores.len() < max_doc {
             self.scores.resize(max_doc, 0.0);
             self.marks.resize(max_doc.div_ceil(PAGE), 0);
@@ -147,4 +154,27 @@ impl Accumulator {
 
 thread_local! {
     static ACCUMULATOR: RefCell<Accumulator> = RefCell::new(Accumulator::default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_that_stopped_midway_leaves_nothing_behind() {
+        ACCUMULATOR.with_borrow_mut(|acc| {
+            acc.prepare(1000);
+            // As a panic in the middle of a search would leave it.
+            acc.scores[7] = 3.0;
+            acc.marks[0] = 1;
+        });
+        ACCUMULATOR.with_borrow_mut(|acc| {
+            acc.prepare(500);
+            assert!(acc.scores.iter().all(|&s| s == 0.0) && acc.marks.iter().all(|&m| m == 0));
+            acc.dirty = false;
+            acc.scores[7] = 3.0;
+            acc.prepare(500);
+            assert_eq!(acc.scores[7], 3.0, "a finished search is trusted to have cleaned up");
+        });
+    }
 }
