@@ -1146,7 +1146,8 @@ impl Recaller {
             }
             fused.push((quantize(score), *addr, parts));
         }
-        if s.neighbour_boost > 0.0
+        // Without a linked turn in the index there is nothing to lend (every previous key is 0).
+        if lending
             && fused.len() > 1
             && let Err(e) = self.lend_neighbour_scores(&searcher, &mut fused, s.neighbour_boost)
         {
@@ -1810,18 +1811,12 @@ impl Recaller {
             let reader = searcher.segment_reader(ord);
             let ff = reader.fast_fields();
             let created = ff.i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
-            let tag_ords: Vec<Option<u64>> = if need_tags {
-                match ff.str(F_TAGS).map_err(Error::engine("read fast field"))? {
-                    Some(col) => {
-                        query_tags.iter().map(|t| col.dictionary().term_ord(t).ok().flatten()).collect()
-                    }
-                    None => vec![None; query_tags.len()],
-                }
-            } else {
-                Vec::new()
-            };
             let tags_col =
                 if need_tags { ff.str(F_TAGS).map_err(Error::engine("read fast field"))? } else { None };
+            let tag_ords: Vec<Option<u64>> = match &tags_col {
+                Some(col) => query_tags.iter().map(|t| col.dictionary().term_ord(t).ok().flatten()).collect(),
+                None => vec![None; query_tags.len()],
+            };
             for addr in addrs {
                 let c = cands.get_mut(&addr).expect("candidate exists");
                 c.recency = decay(created.first(addr.doc_id).unwrap_or(0));
@@ -2200,30 +2195,7 @@ mod tests {
             // Varied lengths and term frequencies; titles share some words, in two segments.
             let text: Vec<&str> = (0..3 + i % 11).map(|j| words[(i * 7 + j * j) % words.len()]).collect();
             let text = text.join(" ");
-            let id = format!("n{i:03}");
-            let item = Item {
-                id: id.clone(),
-                project: "p".into(),
-                kind: ItemKind::File,
-                title: words[i % 5].into(),
-                text: text.clone(),
-                tags: Vec::new(),
-                audience: Audience::Public,
-                provenance: Provenance::File { path: format!("{id}.md"), line_start: 1, line_end: 2 },
-                content_hash: cairn_core::content_hash(text.as_bytes()),
-                created_at: 0,
-                observed_at: 0,
-                metadata: Default::default(),
-            };
-            let chunk = Chunk {
-                id: Chunk::make_id(&id, 0),
-                item_id: id.clone(),
-                ordinal: 0,
-                heading: String::new(),
-                text: text.clone(),
-                provenance: item.provenance.clone(),
-                content_hash: item.content_hash.clone(),
-            };
+            let (item, chunk) = item_of(&format!("n{i:03}"), "p", Audience::Public, words[i % 5], &text);
             w.upsert(&item, &[chunk]).unwrap();
             if i == 40 {
                 w.commit(1).unwrap();
