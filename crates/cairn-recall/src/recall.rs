@@ -544,9 +544,9 @@ enum Scoring {
 }
 
 /// A term-at-a-time pass reads every posting of every clause, at a few nanoseconds each; block-max
-/// WAND reads fewer when it can skip, at tens of nanoseconds for each document it scores. Up to this
-/// many postings per document of the index the pass was faster on every kind of query measured (the
-/// 100k bench store; see `BENCHMARKS.md`); past it, WAND's skipping has more to skip.
+/// WAND reads fewer when it can skip, but pays for that on every document it scores. Up to this many
+/// postings per document of the index the pass was faster in every band of query sizes measured (the
+/// 100k bench store, up to 5.2 per document; see `BENCHMARKS.md`); past it, WAND has more to skip.
 const TERMS_MAX_POSTINGS_PER_DOC: f64 = 4.0;
 
 impl Plan {
