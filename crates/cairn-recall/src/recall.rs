@@ -1587,7 +1587,9 @@ impl Recaller {
         if scoring != Scoring::Wand && !specs.is_empty() {
             let clauses = taat::Clauses::new(statistics, specs).map_err(search)?;
             let most = TERMS_MAX_POSTINGS_PER_DOC * searcher.num_docs() as f64;
-            if scoring == Scoring::Terms || clauses.postings(searcher).map_err(search)? as f64 <= most {
+            if scoring == Scoring::Terms
+                || clauses.postings(searcher, scoped.is_none()).map_err(search)? as f64 <= most
+            {
                 plan = Some(Plan::Terms(Arc::new(clauses)));
             }
         }
@@ -2176,6 +2178,10 @@ mod tests {
             let wand = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Wand).unwrap();
             let taat = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Terms).unwrap();
             prop_assert_eq!(&taat, &wand, "{} in {:?}", text, scope);
+            // Weighted by the searcher, the postings to read are its document frequencies.
+            let specs = r.lexical_clauses(&terms, false);
+            let clauses = taat::Clauses::new(&searcher, &specs).unwrap();
+            prop_assert_eq!(clauses.postings(&searcher, true).unwrap(), clauses.postings(&searcher, false).unwrap());
             // Not two empty answers agreeing: seeing everything, each document holding a word of
             // the query (in its text or title) is a match.
             if rewrites.is_empty() && scope == Scope::owner(None) {

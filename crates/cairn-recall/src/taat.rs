@@ -25,16 +25,28 @@ pub(crate) fn clause_weight(
     term: &Term,
     boost: f32,
 ) -> tantivy::Result<Bm25Weight> {
+    Ok(weighted(statistics, term, boost)?.0)
+}
+
+/// [`clause_weight`], with the term's document frequency as `statistics` counts it.
+fn weighted(
+    statistics: &dyn Bm25StatisticsProvider,
+    term: &Term,
+    boost: f32,
+) -> tantivy::Result<(Bm25Weight, u64)> {
     let total_docs = statistics.total_num_docs()?;
     let tokens = statistics.total_num_tokens(term.field())?;
     let df = statistics.doc_freq(term)?;
-    Ok(Bm25Weight::for_one_term_without_explain(df, total_docs, tokens as f32 / total_docs as f32)
-        .boost_by(boost))
+    let weight = Bm25Weight::for_one_term_without_explain(df, total_docs, tokens as f32 / total_docs as f32)
+        .boost_by(boost);
+    Ok((weight, df))
 }
 
 /// The clauses of one lexical query, weighted, in clause order.
 pub(crate) struct Clauses {
     clauses: Vec<(Term, Bm25Weight)>,
+    /// The clauses' document frequencies as the weights' statistics counted them, summed.
+    counted: u64,
 }
 
 impl Clauses {
@@ -43,15 +55,23 @@ impl Clauses {
         statistics: &dyn Bm25StatisticsProvider,
         specs: &[(Term, f32)],
     ) -> tantivy::Result<Self> {
-        let clauses = specs
-            .iter()
-            .map(|(term, boost)| Ok((term.clone(), clause_weight(statistics, term, *boost)?)))
-            .collect::<tantivy::Result<_>>()?;
-        Ok(Clauses { clauses })
+        let mut counted = 0;
+        let mut clauses = Vec::with_capacity(specs.len());
+        for (term, boost) in specs {
+            let (weight, df) = weighted(statistics, term, *boost)?;
+            counted += df;
+            clauses.push((term.clone(), weight));
+        }
+        Ok(Clauses { clauses, counted })
     }
 
     /// How many postings a term-at-a-time pass over `searcher` reads (deleted documents included).
-    pub(crate) fn postings(&self, searcher: &Searcher) -> tantivy::Result<u64> {
+    /// `weighted_by_searcher`: the weights' statistics were the searcher's own, whose document
+    /// frequencies are those counts already (no second lookup of every term).
+    pub(crate) fn postings(&self, searcher: &Searcher, weighted_by_searcher: bool) -> tantivy::Result<u64> {
+        if weighted_by_searcher {
+            return Ok(self.counted);
+        }
         self.clauses.iter().try_fold(0u64, |sum, (term, _)| Ok(sum + searcher.doc_freq(term)?))
     }
 
