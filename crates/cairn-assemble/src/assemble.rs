@@ -712,6 +712,7 @@ impl<'a> Assembler<'a> {
                 .filter(|l| l.status == LaneStatus::Failed)
                 .map(|l| l.name.clone())
                 .collect(),
+            warnings: self.req.warnings.clone(),
             candidates,
             included,
             excluded,

@@ -170,6 +170,8 @@ pub struct AssembleRequest {
     pub recent: Vec<Hit>,
     /// What each recall lane did, copied into the receipt.
     pub lanes: Vec<LaneReport>,
+    /// Problems that did not stop recall, copied into the receipt.
+    pub warnings: Vec<String>,
     /// Hard cap on the block's tokens, counted with `options.encoding`.
     pub budget: usize,
     /// Everything else.
@@ -185,6 +187,7 @@ impl AssembleRequest {
             topic: Vec::new(),
             recent: Vec::new(),
             lanes: Vec::new(),
+            warnings: Vec::new(),
             budget,
             options: AssembleOptions::default(),
         }

@@ -66,9 +66,13 @@ pub struct Receipt {
     pub excluded: Vec<Excluded>,
     /// Where the tokens went.
     pub tokens: TokenAccounting,
-    /// What the graph lane proposed and what became of it (absent when the lane did not run).
+    /// What the graph step proposed and what became of it (absent when the step did not run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<crate::GraphTrace>,
+    /// Problems that did not stop the request (a hit recall could not read, ...), copied from the
+    /// request. No item text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Candidate counts. Hits withheld for audience are not counted anywhere.

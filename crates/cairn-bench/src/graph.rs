@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use cairn_core::{Audience, Item, ItemKind, Provenance, Scope, content_hash};
-use cairn_engine::{ContextRequest, GraphLane, GraphLaneOptions};
+use cairn_engine::{ContextRequest, GraphExpansion, GraphExpansionOptions};
 use cairn_graph::{ExpandOptions, Graph};
 use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress};
 use cairn_recall::{RecallIndex, RecallSettings, Recaller};
@@ -335,7 +335,7 @@ fn compare(
     budget: usize,
     score: &mut dyn FnMut(usize, &BTreeSet<String>) -> f64,
 ) -> Compare {
-    let opts = GraphLaneOptions::default();
+    let opts = GraphExpansionOptions::default();
     let mut c = Compare {
         plain_hits: 0.0,
         graph_hits: 0.0,
@@ -352,7 +352,7 @@ fn compare(
         let plain = cairn_engine::context(Ok(recaller), &req);
         c.plain_ms.push(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();
-        let lane = GraphLane { graph: Ok((graph, store)), options: &opts };
+        let lane = GraphExpansion { graph: Ok((graph, store)), options: &opts };
         let with = cairn_engine::graph_context(Ok(recaller), Some(lane), &req);
         c.graph_ms.push(t.elapsed().as_secs_f64() * 1e3);
         let ids =

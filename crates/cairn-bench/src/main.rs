@@ -5,6 +5,8 @@
 //! python3 ../shared/bench/peers/gen_corpus.py --n 10000 --out /tmp/corpus/n10k/workspace --seed 1
 //! cargo run --release -p cairn-bench -- harvest --workspace /tmp/corpus/n10k/workspace --runs 5
 //! cargo run --release -p cairn-bench -- vector --data /tmp/vbench --model ~/.local/share/cairn/models/all-minilm-l6-v2
+//! cargo run --release -p cairn-bench -- recall --corpus /tmp/corpus/n10k/workspace \
+//!     --queries /tmp/corpus/n10k/queries.jsonl --index /tmp/cairn-bench/n10k/index
 //! ```
 
 mod load;
@@ -24,6 +26,8 @@ mod graph;
 use serde::{Deserialize, Serialize};
 
 mod embed;
+
+mod recall;
 
 /// The allocator `cairn` uses, so the warm figures are the daemon's.
 #[global_allocator]
@@ -88,6 +92,10 @@ enum Cmd {
         /// to check that two builds give the same output
         #[arg(long)]
         blocks: Option<PathBuf>,
+        /// Measure `--data` through the stage functions against the same store served by a one-shot
+        /// `Engine` (`Engine::context`, what `cairn context` runs), taking turns as with `--against`
+        #[arg(long, conflicts_with_all = ["against", "one_thread"])]
+        engine: bool,
     },
     /// Local embedding throughput and single-query latency on a JSONL corpus (`text` per line).
     Embed {
@@ -217,6 +225,9 @@ enum Cmd {
         #[arg(long)]
         cairn: Option<PathBuf>,
     },
+    /// Recall latency and Hit@1/Hit@10/MRR@10 on a generated workspace indexed straight from its
+    /// markdown (all lanes, lexical only, public only), in the peers' result shape.
+    Recall(recall::RecallArgs),
     /// (internal) one harvest in this process, printing a JSON sample.
     #[command(hide = true)]
     HarvestOnce {
@@ -371,9 +382,10 @@ fn context_bench(
     cairn: Option<PathBuf>,
     passes: usize,
     blocks: Option<&Path>,
+    engine: bool,
 ) -> anyhow::Result<serde_json::Value> {
     use cairn_core::Scope;
-    use cairn_engine::ContextRequest;
+    use cairn_engine::{ContextQuery, ContextRequest, Engine, EngineConfig};
     use cairn_recall::{RecallSettings, Recaller};
 
     let (index, items) = open_synced(workspace, data)?;
@@ -385,6 +397,25 @@ fn context_bench(
     } else if one_thread {
         recallers
             .push(Recaller::new(&index, RecallSettings { parallel: false, ..RecallSettings::default() })?);
+    } else if engine {
+        // A placeholder for the engine's turn: the loop below serves it through `Engine::context`.
+        recallers.push(Recaller::new(&index, RecallSettings::default())?);
+    }
+    let served = engine.then(|| {
+        let mut cfg = EngineConfig::new(data);
+        cfg.embed.provider = cairn_engine::settings::EmbedProvider::None;
+        cfg.context.budget = budget;
+        Engine::open_lazy(cfg)
+    });
+    let engine_query = |q: &str| {
+        let mut cq = ContextQuery::new(q, Scope::owner(None));
+        cq.now = Some(1_800_000_000_000);
+        cq
+    };
+    if let Some(e) = &served {
+        for q in queries.iter().take(50) {
+            let _ = e.context(&engine_query(q));
+        }
     }
     let recaller = &recallers[0];
     let now = 1_800_000_000_000;
@@ -408,6 +439,20 @@ fn context_bench(
         let mut pass_ms: Vec<Vec<f64>> = recallers.iter().map(|_| Vec::new()).collect();
         for (i, q) in queries.iter().enumerate() {
             let which = (i + pass) % recallers.len();
+            if let (1, Some(e)) = (which, &served) {
+                let cq = engine_query(q);
+                let t = Instant::now();
+                let a = e.context(&cq);
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                let m = &mut timed[1];
+                m.total.push(ms);
+                m.tokens.push(a.tokens as f64);
+                if pass < recallers.len() {
+                    m.blocks.push((i, a.block));
+                }
+                pass_ms[1].push(ms);
+                continue;
+            }
             let mut req = ContextRequest::new(q.clone(), Scope::owner(None), budget, now);
             req.timings = true;
             let t = Instant::now();
@@ -496,9 +541,10 @@ fn context_bench(
         obj.extend(first.clone());
     }
     if let Some((same, ratio)) = compared {
-        let what = match against {
-            Some(dir) => serde_json::json!(dir),
-            None => serde_json::json!("the same data, recall on one thread"),
+        let what = match (against, engine) {
+            (Some(dir), _) => serde_json::json!(dir),
+            (None, true) => serde_json::json!("the same data, served by Engine::context"),
+            (None, false) => serde_json::json!("the same data, recall on one thread"),
         };
         obj.insert(
             "against".into(),
@@ -606,6 +652,7 @@ fn main() -> anyhow::Result<()> {
             one_thread,
             serial,
             blocks,
+            engine,
         } => {
             let mut queries = load_queries(&queries)?;
             queries.truncate(limit.unwrap_or(usize::MAX));
@@ -621,6 +668,7 @@ fn main() -> anyhow::Result<()> {
                 cairn,
                 passes,
                 blocks.as_deref(),
+                engine,
             )?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
@@ -634,6 +682,9 @@ fn main() -> anyhow::Result<()> {
                 single,
             };
             println!("{}", serde_json::to_string_pretty(&embed::run(&b)?)?);
+        }
+        Cmd::Recall(args) => {
+            println!("{}", serde_json::to_string_pretty(&recall::run(&args)?)?);
         }
         Cmd::HarvestOnce { workspace, data } => {
             println!("{}", serde_json::to_string(&harvest_once(&workspace, &data)?)?);

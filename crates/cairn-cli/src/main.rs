@@ -13,6 +13,7 @@ macro_rules! outln {
 }
 
 mod commands;
+mod log;
 mod settings;
 
 /// mimalloc instead of the system allocator: a context call allocates and frees a few hundred strings
@@ -90,6 +91,7 @@ enum EvalCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    log::init();
     match run(cli) {
         Ok(code) => code,
         Err(err) => {

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use cairn_engine::{Engine, EngineConfig, settings};
 use clap::Args;
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
@@ -57,30 +58,30 @@ pub(crate) struct Settings {
     pub workspace: PathBuf,
     /// Harvesting memory files.
     #[serde(default)]
-    pub harvest: cairn_ingest::HarvestOptions,
+    pub harvest: settings::HarvestOptions,
     /// Capturing turns.
     #[serde(default)]
-    pub capture: cairn_ingest::CaptureOptions,
+    pub capture: settings::CaptureOptions,
     /// Watch mode.
     #[serde(default)]
     pub watch: WatchSettings,
     /// Recall lanes and fusion.
     #[serde(default)]
-    pub recall: cairn_recall::RecallSettings,
+    pub recall: settings::RecallSettings,
     /// Context assembly defaults.
     #[serde(default)]
-    pub context: crate::commands::context::ContextSettings,
+    pub context: settings::ContextSettings,
     /// The link graph and its lane.
     #[serde(default)]
-    pub graph: crate::commands::graph::GraphSettings,
+    pub graph: settings::GraphSettings,
     /// Routing.
     pub route: RouteSettings,
     /// Embeddings (semantic recall).
     #[serde(default)]
-    pub embed: cairn_embed::EmbedSettings,
+    pub embed: settings::EmbedSettings,
     /// Vector index and embedding at ingest.
     #[serde(default)]
-    pub vector: cairn_vector::VectorSettings,
+    pub vector: settings::VectorSettings,
     /// The daemon.
     #[serde(default)]
     pub serve: cairn_serve::ServeOptions,
@@ -94,15 +95,15 @@ impl Default for Settings {
         Settings {
             data_dir: data_home.join("cairn"),
             workspace: home.join(".openclaw/workspace"),
-            harvest: cairn_ingest::HarvestOptions::default(),
-            capture: cairn_ingest::CaptureOptions::default(),
+            harvest: settings::HarvestOptions::default(),
+            capture: settings::CaptureOptions::default(),
             watch: WatchSettings::default(),
-            recall: cairn_recall::RecallSettings::default(),
-            context: crate::commands::context::ContextSettings::default(),
-            graph: crate::commands::graph::GraphSettings::default(),
+            recall: settings::RecallSettings::default(),
+            context: settings::ContextSettings::default(),
+            graph: settings::GraphSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
-            embed: cairn_embed::EmbedSettings::default(),
-            vector: cairn_vector::VectorSettings::default(),
+            embed: settings::EmbedSettings::default(),
+            vector: settings::VectorSettings::default(),
             serve: cairn_serve::ServeOptions::default(),
         }
     }
@@ -116,6 +117,11 @@ impl Settings {
     /// The SQLite store file.
     pub(crate) fn store_path(&self) -> PathBuf {
         self.data_dir.join("cairn.sqlite")
+    }
+
+    /// A one-shot engine over these settings: each part opens on first use.
+    pub(crate) fn engine(&self) -> Engine {
+        Engine::open_lazy(EngineConfig::from(self))
     }
 
     pub(crate) fn resolve(args: &GlobalArgs) -> anyhow::Result<Settings> {
@@ -157,5 +163,40 @@ impl Settings {
             settings.route.config_dir = r.clone();
         }
         Ok(settings)
+    }
+}
+
+/// The one mapping of resolved settings into the engine's configuration.
+impl From<&Settings> for EngineConfig {
+    fn from(s: &Settings) -> EngineConfig {
+        let mut cfg = EngineConfig::new(s.data_dir.clone());
+        cfg.workspace = Some(s.workspace.clone());
+        cfg.route_dir = s.route.config_dir.exists().then(|| s.route.config_dir.clone());
+        cfg.recall = s.recall.clone();
+        cfg.context = s.context.clone();
+        cfg.harvest = s.harvest.clone();
+        cfg.capture = s.capture.clone();
+        cfg.max_prompt_bytes = s.serve.max_prompt_bytes;
+        cfg.embed = s.embed.clone();
+        cfg.vector = s.vector.clone();
+        cfg.graph = s.graph.clone();
+        cfg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The commented `cairn.toml` of `cairn init` shows every default; it must show the ones the code
+    /// has (defaults are written once, in the code, and this keeps the template honest).
+    #[test]
+    fn the_commented_config_shows_the_defaults() {
+        let template = crate::commands::ingest::CONFIG_TEMPLATE;
+        let read: Settings = Figment::from(Serialized::defaults(Settings::default()))
+            .merge(Toml::string(template))
+            .extract()
+            .expect("the template parses");
+        assert_eq!(serde_json::to_value(&read).unwrap(), serde_json::to_value(Settings::default()).unwrap());
     }
 }

@@ -1,7 +1,7 @@
 //! Cairn's domain types, shared by every stage of the pipeline.
 //!
 //! Nothing in this crate does IO: no files, no SQL, no network (its one thread, [`helper`], only runs
-//! the stages' own work). The stages
+//! the stages' own work; [`now_ms`] reads the clock). The stages
 //! (`cairn-ingest`, `cairn-store`, `cairn-recall`, `cairn-route`, `cairn-assemble`)
 //! exchange these values.
 //!
@@ -18,13 +18,17 @@ mod hash;
 pub mod helper;
 mod item;
 mod lane;
+mod progress;
 mod scope;
+mod text;
 
 pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, PREVIOUS_KEY, context_of, embed_text};
 pub use hash::content_hash;
 pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
 pub use lane::{LaneReport, LaneStatus};
+pub use progress::{NoProgress, Progress};
 pub use scope::Scope;
+pub use text::{now_ms, prefix};
 
 /// The project an item belongs to when nothing says otherwise.
 pub const DEFAULT_PROJECT: &str = "default";

@@ -17,6 +17,7 @@ mod local;
 mod models;
 mod ops;
 mod settings;
+#[cfg(feature = "test-support")]
 #[doc(hidden)]
 pub mod testing;
 
@@ -25,8 +26,7 @@ pub use http::{HttpEmbedder, HttpEmbedderConfig};
 pub use local::{DEFAULT_BATCH_SIZE, LocalEmbedder};
 pub use models::{DEFAULT_MODEL, ModelInfo, default_model_dir, installed_models, model_dir, models_root};
 pub use settings::{
-    EmbedProvider, EmbedSettings, HttpSettings, NO_MODEL_NOTE, Opened, open_configured, open_or_warn_once,
-    try_open,
+    EmbedProvider, EmbedSettings, HttpSettings, NO_MODEL_NOTE, Opened, open_configured, try_open,
 };
 
 /// What a text is embedded as. Symmetric models (all-MiniLM-L6-v2) treat both the same; asymmetric

@@ -1,8 +1,7 @@
 //! `[embed]` settings and opening the configured embedder.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -112,19 +111,6 @@ pub fn open_configured(settings: &EmbedSettings, data_dir: &Path) -> Opened {
             note: Some(format!("embedding model unusable; running lexical-only: {e}")),
         },
     }
-}
-
-/// [`open_configured`], printing its note to stderr once per process (per distinct note).
-pub fn open_or_warn_once(settings: &EmbedSettings, data_dir: &Path) -> Option<Arc<dyn Embedder>> {
-    let opened = open_configured(settings, data_dir);
-    if let Some(note) = opened.note {
-        static SEEN: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
-        let mut seen = SEEN.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-        if seen.insert(note.clone()) {
-            eprintln!("warning: {note}");
-        }
-    }
-    opened.embedder
 }
 
 /// Opens the configured embedder; `Ok(None)` when the provider is `none`.

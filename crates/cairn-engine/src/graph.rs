@@ -1,4 +1,6 @@
-//! The graph lane: base retrieval → neighbourhood expansion → budgeted inclusion, fail-open.
+//! The graph step of a context request: recall's best hits seed an expansion through the link graph,
+//! the reached items are offered to the assembler, fail-open. (In receipts the step reports as the
+//! `graph` entry of `lanes`.) Plus the L0 index pack of `graph index`.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Instant;
@@ -10,11 +12,12 @@ use cairn_recall::{RecallQuery, Recaller};
 use cairn_store::{SqliteStore, Store};
 use cairn_tokens::Encoding;
 
-use crate::{ContextRequest, Result, assemble_cached, recall_request};
+use crate::Result;
+use crate::context::{ContextRequest, assemble_cached, recall_request};
 
-/// Knobs of the graph lane.
+/// Knobs of the graph step.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GraphLaneOptions {
+pub struct GraphExpansionOptions {
     /// Expansion (depth, cross-project gating, hub cap, decay).
     pub expand: ExpandOptions,
     /// How many of the best recalled items seed the expansion.
@@ -23,19 +26,19 @@ pub struct GraphLaneOptions {
     pub max_added: usize,
 }
 
-impl Default for GraphLaneOptions {
+impl Default for GraphExpansionOptions {
     fn default() -> Self {
         Self { expand: ExpandOptions::default(), seeds: 8, max_added: 8 }
     }
 }
 
-/// The graph lane for one request: the loaded graph with the store to read reached items from (or why
+/// The graph step for one request: the loaded graph with the store to read reached items from (or why
 /// they could not be opened), and the options.
-pub struct GraphLane<'a> {
-    /// The graph and its store, or the error that kept them from opening (the lane then fails open).
+pub struct GraphExpansion<'a> {
+    /// The graph and its store, or the error that kept them from opening (the step then fails open).
     pub graph: std::result::Result<(&'a Graph, &'a dyn Store), &'a dyn std::fmt::Display>,
     /// Options.
-    pub options: &'a GraphLaneOptions,
+    pub options: &'a GraphExpansionOptions,
 }
 
 /// Bring the graph tables up to the store (incremental) and load the graph.
@@ -56,32 +59,32 @@ fn failed(err: String) -> LaneReport {
     }
 }
 
-/// Context with the graph lane: recall as [`crate::context`] does, then expand the best hits'
+/// Context with the graph step: recall as [`crate::context`] does, then expand the best hits'
 /// neighbourhood and offer the reached items to the assembler (scored by seed score × edge weights ×
 /// decay), with every decision and path in `receipt.graph`.
 ///
-/// `lane: None` is exactly [`crate::context`]. Fail-open: when the graph could not be loaded or a
-/// reached item cannot be read, the receipt marks the `graph` lane failed and the block is
-/// byte-identical to the one without the lane.
+/// `step: None` is exactly [`crate::context`]. Fail-open: when the graph could not be loaded or a
+/// reached item cannot be read, the receipt marks the `graph` entry failed and the block is
+/// byte-identical to the one without the step.
 pub fn graph_context(
     recaller: std::result::Result<&Recaller, &dyn std::fmt::Display>,
-    lane: Option<GraphLane<'_>>,
+    step: Option<GraphExpansion<'_>>,
     req: &ContextRequest,
 ) -> Assembly {
-    graph_assemble(recall_request(recaller, req), lane, req)
+    graph_assemble(recall_request(recaller, req), step, req)
 }
 
-/// The graph lane over what recall gave (`areq`), then assembly: the second half of
-/// [`graph_context`], shared with the turn pipeline. `lane: None` assembles `areq` as it is.
+/// The graph step over what recall gave (`areq`), then assembly: the second half of
+/// [`graph_context`], shared with the engine. `step: None` assembles `areq` as it is.
 pub(crate) fn graph_assemble(
     mut areq: AssembleRequest,
-    lane: Option<GraphLane<'_>>,
+    step: Option<GraphExpansion<'_>>,
     req: &ContextRequest,
 ) -> Assembly {
-    let Some(lane) = lane else {
+    let Some(step) = step else {
         return assemble_cached(&areq);
     };
-    let (graph, store) = match lane.graph {
+    let (graph, store) = match step.graph {
         Ok(g) => g,
         Err(e) => {
             areq.lanes.push(failed(e.to_string()));
@@ -89,7 +92,7 @@ pub(crate) fn graph_assemble(
         }
     };
     let started = Instant::now();
-    let expansion = expand_hits(graph, store, &areq.topic, req, lane.options);
+    let expansion = expand_hits(graph, store, &areq.topic, req, step.options);
     match expansion {
         Err(e) => {
             areq.lanes.push(failed(e.to_string()));
@@ -104,7 +107,7 @@ pub(crate) fn graph_assemble(
                 micros,
                 error: None,
             });
-            if lane.options.expand.allow_cross_project
+            if step.options.expand.allow_cross_project
                 && let Some(scope) = &mut areq.options.scope
             {
                 // Cross-project hits were gated by the expansion; the assembler's project check would
@@ -145,7 +148,7 @@ fn expand_hits(
     store: &dyn Store,
     topic: &[Hit],
     req: &ContextRequest,
-    opts: &GraphLaneOptions,
+    opts: &GraphExpansionOptions,
 ) -> Result<(Vec<Hit>, GraphTrace)> {
     let mut order: Vec<&Hit> = topic.iter().collect();
     order.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk_id.cmp(&b.chunk_id)));

@@ -1,17 +1,22 @@
-//! The engine: wires Cairn's stages together. Adapters (CLI, HTTP, MCP) call this crate, never the
-//! stages directly.
+//! The engine: the one path from every surface (the `cairn` command, the HTTP daemon, the MCP server)
+//! to Cairn's stages. Adapters build an [`EngineConfig`] from their settings, open an [`Engine`] and
+//! call its methods; they never wire stages themselves.
 //!
-//! - [`sync_index`]: bring the derived full-text index up to the store's ingest log (incremental, or a
-//!   full rebuild when the index is missing, damaged or from another store).
-//! - [`embed_pending`]: embed chunks lacking a current vector (after harvest, capture, reindex);
-//!   [`load_vectors`] / [`sync_vectors`]: the in-memory vector index the recaller's vector lane reads.
-//! - [`context`]: recall → assembly under a token budget, fail-open: a recall failure still yields an
-//!   (empty) assembly whose receipt names the failed lane.
+//! - [`Engine::open`]: a long-lived engine (a daemon): every part opened at once, problems reported.
+//!   [`Engine::open_lazy`]: a one-shot engine (a CLI process): each part opened on first use, so a
+//!   command pays only for what it touches.
+//! - Reads: [`Engine::context`] (recall → graph step → assembly under a token budget, fail-open),
+//!   [`Engine::search`], [`Engine::turn`] (classify → recall → route → assemble), [`Engine::bootstrap`],
+//!   [`Engine::graph_index`] / [`Engine::graph_pack`]; every read is scoped by
+//!   [`Engine::scope_for`].
+//! - Writes: [`Engine::harvest`], [`Engine::capture_batch`], [`Engine::ingest`], [`Engine::reindex`];
+//!   each brings the derived parts (full-text index, vectors, graph) up to the store.
+//! - Stage-level functions for benchmarks and tests: [`sync_index`], [`rebuild_index`],
+//!   [`recall_for`] / [`assemble_for`] / [`context`], [`embed_pending`], [`load_vectors`].
 //!
 //! ```
-//! use cairn_core::{Audience, Item, ItemKind, Provenance, Scope};
-//! use cairn_engine::{ContextRequest, context, sync_index};
-//! use cairn_recall::{RecallIndex, RecallSettings, Recaller};
+//! use cairn_core::{Audience, Item, ItemKind, Provenance};
+//! use cairn_engine::{Caller, ContextQuery, Engine, EngineConfig};
 //! use cairn_store::{SqliteStore, Store, Write};
 //!
 //! let dir = tempfile::tempdir().unwrap();
@@ -23,41 +28,67 @@
 //!     content_hash: "h".into(), created_at: 0, observed_at: 0, metadata: Default::default(),
 //! };
 //! store.apply(&[Write::upsert(item, vec![])], "example").unwrap();
-//! let index = RecallIndex::open_or_create(&dir.path().join("index")).unwrap();
-//! let report = sync_index(&store, &index).unwrap();
-//! assert_eq!(report.upserted, 1);
-//! let recaller = Recaller::new(&index, RecallSettings::default()).unwrap();
-//! let req = ContextRequest::new("where is the alert queue?", Scope::owner(None), 300, 0);
-//! let assembly = context(Ok(&recaller), &req);
+//! drop(store);
+//!
+//! let mut cfg = EngineConfig::new(dir.path());
+//! cfg.embed.provider = cairn_embed::EmbedProvider::None;
+//! let engine = Engine::open_lazy(cfg);
+//! let scope = engine.scope_for(Caller::Owner, None);
+//! let assembly = engine.context(&ContextQuery::new("where is the alert queue?", scope));
 //! assert!(assembly.block.contains("Alert queue"));
 //! ```
 #![warn(missing_docs)]
 
+mod api;
+mod bootstrap;
+mod config;
+mod context;
+mod derive;
 mod graph;
-
-pub use graph::{GraphLane, GraphLaneOptions, graph_context, graph_index, open_graph};
-
-use cairn_assemble::{AssembleOptions, AssembleRequest, Assembly};
-use cairn_core::{Chunk, LaneReport, LaneStatus, Millis, Scope};
-use cairn_recall::{RecallIndex, RecallQuery, Recaller};
-use cairn_store::Store;
-use serde::Serialize;
-
-mod vectors;
-pub use vectors::{
-    EmbedProgress, EmbedReport, NoProgress, embed_pending, embed_text, load_vectors, sync_vectors,
-};
-mod lane;
+mod index;
+mod links;
+mod open;
+mod queue;
+mod scope;
 mod session;
+mod source;
 mod turn;
+mod vectors;
 
-pub use lane::Lane;
-pub use session::{SessionEntry, SessionStates};
-pub use turn::{
-    BootstrapFile, BootstrapResult, CONTEXT_FILE, DerivedReport, Engine, EngineConfig, EngineError,
-    IngestNote, IntentView, RouteTrace, SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace,
-    fallback_note, now_ms,
+pub use api::{
+    BootstrapFile, BootstrapResult, Caller, ContextQuery, GraphChoice, IngestNote, IntentView, RouteTrace,
+    SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note,
 };
+pub use bootstrap::CONTEXT_FILE;
+pub use config::{
+    ContextSettings, DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_BUDGET, DEFAULT_MAX_PROMPT_BYTES, EngineConfig,
+    GraphSettings,
+};
+pub use context::{ContextRequest, Recalled, assemble_for, candidates_for, context, recall_for};
+pub use derive::{DerivedReport, HarvestOutcome};
+pub use graph::{GraphExpansion, GraphExpansionOptions, graph_context, graph_index, open_graph};
+pub use index::{SyncReport, rebuild_index, sync_index};
+pub use links::{LinkRequest, Linked};
+pub use open::Engine;
+pub use session::{SessionEntry, SessionStates};
+pub use source::Source;
+pub use vectors::{EmbedReport, embed_pending, embed_text, load_vectors, sync_vectors};
+
+/// The settings sections an [`EngineConfig`] is built from, in one place for adapters.
+pub mod settings {
+    pub use crate::config::{ContextSettings, GraphSettings};
+    pub use cairn_embed::{EmbedProvider, EmbedSettings};
+    pub use cairn_ingest::{CaptureOptions, HarvestOptions};
+    pub use cairn_recall::RecallSettings;
+    pub use cairn_vector::VectorSettings;
+}
+
+/// Re-exported for adapters: the types their requests and answers carry.
+pub use cairn_assemble::{Assembly, Format, Level, Receipt};
+pub use cairn_graph::{ContextPack, Export, GraphSyncReport, IndexPack, PackMode};
+pub use cairn_ingest::harvest::{parse_date, relative as relative_path};
+pub use cairn_ingest::{CaptureOutcome, FileAction, HarvestReport, HarvestRequest, TurnInput, watch};
+pub use cairn_recall::{RecallQuery, RecallResult};
 
 /// Result with the engine's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -84,6 +115,13 @@ pub enum Error {
     /// The input is unusable; the message names the field.
     #[error("{0}")]
     BadInput(String),
+    /// There is no store in the data directory (an engine opened lazily never creates one for a
+    /// read).
+    #[error("no store at `{}`", .0.display())]
+    NoStore(std::path::PathBuf),
+    /// A part of the engine could not be opened; the message says which and why.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 impl Error {
@@ -91,238 +129,4 @@ impl Error {
     pub fn is_bad_input(&self) -> bool {
         matches!(self, Error::BadInput(_) | Error::Ingest(cairn_ingest::Error::BadTurn(_)))
     }
-}
-
-/// What [`sync_index`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SyncReport {
-    /// Items (re)written to the index.
-    pub upserted: usize,
-    /// Items removed from the index.
-    pub deleted: usize,
-    /// Whether the whole index was rebuilt.
-    pub rebuilt: bool,
-    /// The store sequence the index now follows.
-    pub seq: u64,
-}
-
-/// The chunks to index for an item: its stored chunks, or the whole text as one chunk.
-fn chunks_or_whole(item: &cairn_core::Item, chunks: Vec<Chunk>) -> Vec<Chunk> {
-    if !chunks.is_empty() {
-        return chunks;
-    }
-    vec![Chunk {
-        id: Chunk::make_id(&item.id, 0),
-        item_id: item.id.clone(),
-        ordinal: 0,
-        heading: String::new(),
-        text: item.text.clone(),
-        provenance: item.provenance.clone(),
-        content_hash: item.content_hash.clone(),
-    }]
-}
-
-/// Bring `index` up to date with `store`'s ingest log.
-///
-/// Incremental when the index already follows this store; a full rebuild when the index has never been
-/// synced or claims a sequence the store does not have (a different or restored store).
-pub fn sync_index(store: &dyn Store, index: &RecallIndex) -> Result<SyncReport> {
-    let last = store.last_seq()?;
-    let synced = index.synced_seq()?;
-    match synced {
-        Some(s) if s == last => Ok(SyncReport { seq: last, ..Default::default() }),
-        Some(s) if s < last => {
-            let mut writer = index.writer()?;
-            let mut report = SyncReport { seq: last, ..Default::default() };
-            for change in store.changes_since(s)? {
-                if change.deleted {
-                    writer.delete_item(&change.item_id)?;
-                    report.deleted += 1;
-                    continue;
-                }
-                match store.get_item(&change.item_id)? {
-                    Some(item) => {
-                        let chunks = chunks_or_whole(&item, store.chunks(&item.id)?);
-                        writer.upsert(&item, &chunks)?;
-                        report.upserted += 1;
-                    }
-                    None => {
-                        writer.delete_item(&change.item_id)?;
-                        report.deleted += 1;
-                    }
-                }
-            }
-            writer.commit(last)?;
-            writer.finish()?;
-            Ok(report)
-        }
-        _ => rebuild_index(store, index),
-    }
-}
-
-/// Rebuild `index` from scratch from every item in `store`.
-pub fn rebuild_index(store: &dyn Store, index: &RecallIndex) -> Result<SyncReport> {
-    // The sequence is read first: writes that land during the rebuild are picked up by the next sync.
-    let last = store.last_seq()?;
-    // A rebuild indexes everything at once: use every core and a larger indexing heap.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
-    let mut writer = index.writer_with(threads, 128 * 1024 * 1024 * threads)?;
-    writer.clear()?;
-    let mut report = SyncReport { rebuilt: true, seq: last, ..Default::default() };
-    let mut index_err: Option<cairn_recall::Error> = None;
-    store.for_each_item(&mut |item, chunks| {
-        let chunks = chunks_or_whole(&item, chunks);
-        if let Err(e) = writer.upsert(&item, &chunks) {
-            index_err.get_or_insert(e);
-        }
-        report.upserted += 1;
-        Ok(())
-    })?;
-    if let Some(e) = index_err {
-        writer.rollback()?;
-        return Err(e.into());
-    }
-    writer.commit(last)?;
-    writer.finish()?;
-    Ok(report)
-}
-
-/// One context request: recall in `scope`, then assembly under `budget` tokens.
-#[derive(Debug, Clone)]
-pub struct ContextRequest {
-    /// The query (usually the user's prompt).
-    pub query: String,
-    /// Who is asking.
-    pub scope: Scope,
-    /// Token budget of the block.
-    pub budget: usize,
-    /// Topic candidates recalled before assembly.
-    pub candidates: usize,
-    /// Recent items recalled for the recency layer.
-    pub recent: usize,
-    /// Assembly options (format, levels, recency share, encoding, redaction).
-    pub options: AssembleOptions,
-    /// The time recency is measured from.
-    pub now: Millis,
-    /// Keep lane timings in the receipt (off by default: output is then byte-identical across runs).
-    pub timings: bool,
-}
-
-impl ContextRequest {
-    /// A request with candidates sized from the budget (see [`candidates_for`]) and default assembly
-    /// options.
-    pub fn new(query: impl Into<String>, scope: Scope, budget: usize, now: Millis) -> Self {
-        let (candidates, recent) = candidates_for(budget);
-        Self {
-            query: query.into(),
-            scope,
-            budget,
-            candidates,
-            recent,
-            options: AssembleOptions::default(),
-            now,
-            timings: false,
-        }
-    }
-}
-
-/// How many topic candidates and recent items are worth recalling for `budget` tokens: an L1 entry
-/// costs about 100–150 tokens, so a 2,000-token budget holds about 14 topic entries and 3 recent ones;
-/// the pool keeps a margin for duplicates and entries that do not fit.
-pub fn candidates_for(budget: usize) -> (usize, usize) {
-    ((budget / 80).clamp(8, 40), (budget / 400).clamp(2, 10))
-}
-
-/// What recall gave a context request: hits, recent items, tags and lane reports.
-#[derive(Debug, Clone, Default)]
-pub struct Recalled {
-    /// Ranked topic hits.
-    pub hits: Vec<cairn_core::Hit>,
-    /// Most recent items in scope.
-    pub recent: Vec<cairn_core::Hit>,
-    /// Tags inferred from the query.
-    pub query_tags: Vec<String>,
-    /// One report per lane.
-    pub lanes: Vec<LaneReport>,
-}
-
-impl Recalled {
-    /// Whether every lane that ran failed (nothing could be recalled at all).
-    pub fn all_failed(&self) -> bool {
-        !self.lanes.is_empty()
-            && self.lanes.iter().all(|l| matches!(l.status, LaneStatus::Failed | LaneStatus::Skipped))
-            && self.lanes.iter().any(|l| l.status == LaneStatus::Failed)
-    }
-}
-
-/// The recall half of [`context`]: runs `recaller` for `req`, or reports the lexical lane failed when
-/// the recall side could not be opened.
-pub fn recall_for(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Recalled {
-    match recaller {
-        Ok(r) => {
-            let mut q = RecallQuery::new(req.query.clone(), req.scope.clone(), req.candidates, req.now);
-            q.recent_k = req.recent;
-            let result = r.recall(&q);
-            let mut lanes = result.lanes;
-            if !req.timings {
-                for lane in &mut lanes {
-                    lane.micros = 0;
-                }
-            }
-            Recalled { hits: result.hits, recent: result.recent, query_tags: result.query_tags, lanes }
-        }
-        Err(e) => Recalled {
-            lanes: vec![LaneReport {
-                name: "lexical".into(),
-                status: LaneStatus::Failed,
-                candidates: 0,
-                micros: 0,
-                error: Some(e.to_string()),
-            }],
-            ..Default::default()
-        },
-    }
-}
-
-/// The assembly half of [`context`]: `recalled` into a block under `req.budget`.
-pub fn assemble_for(req: &ContextRequest, recalled: Recalled) -> Assembly {
-    assemble_cached(&assemble_request(req, recalled))
-}
-
-/// The assembly request for `req` from what recall gave (lanes such as the graph add to it).
-fn assemble_request(req: &ContextRequest, recalled: Recalled) -> AssembleRequest {
-    let mut areq = AssembleRequest::new(req.query.clone(), req.budget);
-    areq.options = req.options.clone();
-    if areq.options.scope.is_none() {
-        areq.options.scope = Some(req.scope.clone());
-    }
-    areq.query_tags = recalled.query_tags;
-    areq.topic = recalled.hits;
-    areq.recent = recalled.recent;
-    areq.lanes = recalled.lanes;
-    areq
-}
-
-/// Recall for `req`, as an assembly request.
-fn recall_request(
-    recaller: Result<&Recaller, &dyn std::fmt::Display>,
-    req: &ContextRequest,
-) -> AssembleRequest {
-    assemble_request(req, recall_for(recaller, req))
-}
-
-/// Assemble with token counts memoised per thread: a warm server thread recounts nothing it has seen,
-/// and threads never wait on each other (same output either way).
-fn assemble_cached(areq: &AssembleRequest) -> Assembly {
-    thread_local! {
-        static COUNTS: std::cell::RefCell<cairn_assemble::CountCache> =
-            std::cell::RefCell::new(cairn_assemble::CountCache::default());
-    }
-    COUNTS.with_borrow_mut(|cache| cairn_assemble::assemble_with(areq, cache))
-}
-
-/// Recall then assemble. `recaller` is the opened recall side, or why it could not be opened: then the
-/// assembly is empty and its receipt records the failed lane (fail-open).
-pub fn context(recaller: Result<&Recaller, &dyn std::fmt::Display>, req: &ContextRequest) -> Assembly {
-    assemble_for(req, recall_for(recaller, req))
 }

@@ -3,32 +3,13 @@
 
 use std::sync::{Arc, RwLock};
 
+use cairn_core::Progress;
 use cairn_embed::{EmbedKind, Embedder};
 use cairn_store::{NewVector, PendingChunk, Store};
 use cairn_vector::{VectorIndex, VectorSettings};
 use serde::Serialize;
 
 use crate::Result;
-
-/// Progress of [`embed_pending`] (the CLI draws a bar).
-pub trait EmbedProgress {
-    /// `total` chunks are pending.
-    fn start(&self, total: u64);
-    /// `n` more were embedded.
-    fn inc(&self, n: u64);
-    /// Done (or stopped by a failure).
-    fn finish(&self);
-}
-
-/// No progress display.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoProgress;
-
-impl EmbedProgress for NoProgress {
-    fn start(&self, _: u64) {}
-    fn inc(&self, _: u64) {}
-    fn finish(&self) {}
-}
 
 /// What [`embed_pending`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -58,7 +39,7 @@ pub fn embed_pending(
     store: &mut dyn Store,
     embedder: &dyn Embedder,
     batch: usize,
-    progress: &dyn EmbedProgress,
+    progress: &dyn Progress,
 ) -> Result<EmbedReport> {
     let model = embedder.model_id().to_owned();
     let dim = embedder.dim();

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use cairn_core::Scope;
 use cairn_engine::{
-    ContextRequest, GraphLane, GraphLaneOptions, context, graph_context, open_graph, sync_index,
+    ContextRequest, GraphExpansion, GraphExpansionOptions, context, graph_context, open_graph, sync_index,
 };
 use cairn_graph::Graph;
 use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress, harvest};
@@ -72,10 +72,10 @@ fn req(q: &str, scope: Scope) -> ContextRequest {
     r
 }
 
-fn run(f: &Fixture, r: &ContextRequest, opts: &GraphLaneOptions) -> cairn_assemble::Assembly {
+fn run(f: &Fixture, r: &ContextRequest, opts: &GraphExpansionOptions) -> cairn_assemble::Assembly {
     let mut store = SqliteStore::open(&f.store_path).unwrap();
     let graph = open_graph(&mut store).unwrap();
-    let lane = GraphLane { graph: Ok((&graph, &store)), options: opts };
+    let lane = GraphExpansion { graph: Ok((&graph, &store)), options: opts };
     graph_context(Ok(&f.recaller), Some(lane), r)
 }
 
@@ -85,7 +85,7 @@ fn graph_context_finds_the_linked_second_hop_that_plain_recall_misses() {
     let r = req("what happened in the kestrel outage", Scope::owner(Some("alpha".into())));
     let plain = context(Ok(&f.recaller), &r);
     assert!(!plain.block.contains("prefetch window"), "plain recall already finds it: {}", plain.block);
-    let with = run(&f, &r, &GraphLaneOptions::default());
+    let with = run(&f, &r, &GraphExpansionOptions::default());
     assert!(with.block.contains("prefetch window"), "{}", with.block);
     let trace = with.receipt.graph.as_ref().expect("graph trace");
     let c = trace
@@ -107,7 +107,7 @@ fn graph_context_finds_the_linked_second_hop_that_plain_recall_misses() {
 fn cross_project_links_are_followed_only_when_asked() {
     let f = fixture();
     let r = req("heron migration plan", Scope::owner(Some("alpha".into())));
-    let mut opts = GraphLaneOptions::default();
+    let mut opts = GraphExpansionOptions::default();
     let without = run(&f, &r, &opts);
     assert!(!without.block.contains("zstd"), "{}", without.block);
     assert!(without.receipt.graph.as_ref().unwrap().candidates.iter().all(|c| !c.node.contains("beta")));
@@ -125,13 +125,13 @@ fn a_public_only_caller_never_gets_a_private_linked_note() {
     let owner = run(
         &f,
         &req("osprey budget review", Scope::owner(Some("alpha".into()))),
-        &GraphLaneOptions::default(),
+        &GraphExpansionOptions::default(),
     );
     assert!(owner.block.contains("Salary band"), "{}", owner.block);
     let public = run(
         &f,
         &req("osprey budget review", Scope::public_only(Some("alpha".into()))),
-        &GraphLaneOptions::default(),
+        &GraphExpansionOptions::default(),
     );
     assert!(!public.block.contains("Salary band"));
     let json = public.to_json();
@@ -158,7 +158,7 @@ fn a_damaged_graph_table_fails_open_with_the_baseline_block() {
     let mut store = SqliteStore::open(&f.store_path).unwrap();
     let loaded = open_graph(&mut store);
     let err = loaded.as_ref().err().map(|e| e.to_string()).expect("the damaged row is reported");
-    let lane = GraphLane { graph: Err(&err), options: &GraphLaneOptions::default() };
+    let lane = GraphExpansion { graph: Err(&err), options: &GraphExpansionOptions::default() };
     let out = graph_context(Ok(&f.recaller), Some(lane), &r);
     assert_eq!(out.block, baseline.block);
     assert_eq!(out.items, baseline.items);
@@ -179,16 +179,17 @@ fn an_unreadable_reached_item_fails_open_too() {
         "UPDATE items SET tags = 'not json' WHERE id = 'memory-file:memory/alpha/followup.md'",
     );
     let store = SqliteStore::open(&f.store_path).unwrap();
-    let lane = GraphLane { graph: Ok((&graph, &store)), options: &GraphLaneOptions::default() };
+    let lane = GraphExpansion { graph: Ok((&graph, &store)), options: &GraphExpansionOptions::default() };
     let out = graph_context(Ok(&f.recaller), Some(lane), &r);
     assert_eq!(out.block, baseline.block);
     assert_eq!(out.receipt.failed_lanes, vec!["graph".to_owned()]);
 }
 
-fn turn_engine(f: &Fixture, graph: Option<GraphLaneOptions>) -> cairn_engine::Engine {
+fn turn_engine(f: &Fixture, graph: Option<GraphExpansionOptions>) -> cairn_engine::Engine {
     let mut cfg = cairn_engine::EngineConfig::new(f.store_path.parent().unwrap());
-    cfg.graph = graph;
-    cfg.recent = Some(0);
+    cfg.graph.use_in_turns = graph.is_some();
+    cfg.embed.provider = cairn_embed::EmbedProvider::None;
+    cfg.context.recent = Some(0);
     cairn_engine::Engine::open(cfg).unwrap()
 }
 
@@ -211,7 +212,7 @@ fn the_turn_pipeline_expands_the_graph_and_traces_it() {
     assert!(!plain.prepend_context.contains("prefetch window"), "{}", plain.prepend_context);
     assert!(plain.trace.lanes.iter().all(|l| l.name != "graph"));
 
-    let engine = turn_engine(&f, Some(GraphLaneOptions::default()));
+    let engine = turn_engine(&f, Some(GraphExpansionOptions::default()));
     assert!(engine.lanes().contains(&"graph".to_owned()));
     let with = engine.turn(&turn_req(prompt));
     assert!(with.prepend_context.contains("prefetch window"), "{}", with.prepend_context);
@@ -241,7 +242,7 @@ fn the_turn_graph_fails_open_and_recovers_after_a_refresh() {
         open_graph(&mut store).unwrap();
     }
     corrupt(&f.store_path, "UPDATE graph_edges SET provenance = '{broken' WHERE kind = 'links_to'");
-    let engine = turn_engine(&f, Some(GraphLaneOptions::default()));
+    let engine = turn_engine(&f, Some(GraphExpansionOptions::default()));
     assert!(engine.problems().iter().any(|p| p.contains("graph")), "{:?}", engine.problems());
     let out = engine.turn(&turn_req(prompt));
     assert_eq!(out.prepend_context, plain.prepend_context, "the block is the one without the lane");
@@ -264,7 +265,7 @@ fn the_turn_graph_fails_open_and_recovers_after_a_refresh() {
 #[test]
 fn a_captured_turn_joins_the_graph_at_the_next_refresh() {
     let f = fixture();
-    let engine = turn_engine(&f, Some(GraphLaneOptions::default()));
+    let engine = turn_engine(&f, Some(GraphExpansionOptions::default()));
     assert!(!engine.refresh_derived().graph_reloaded, "the graph loaded at open is current");
     let turn = cairn_ingest::TurnInput {
         session_key: "agent:main:main".into(),
@@ -288,12 +289,12 @@ fn a_captured_turn_joins_the_graph_at_the_next_refresh() {
 fn items_reached_past_the_cap_are_counted_not_listed() {
     let f = fixture();
     let r = req("what happened in the kestrel outage", Scope::owner(Some("alpha".into())));
-    let full = run(&f, &r, &GraphLaneOptions::default());
+    let full = run(&f, &r, &GraphExpansionOptions::default());
     let listed = full.receipt.graph.as_ref().unwrap();
     let offered = listed.candidates.iter().filter(|c| !c.chunk_id.is_empty()).count();
     assert!(offered >= 1 && listed.over_cap == 0, "{listed:?}");
 
-    let capped = run(&f, &r, &GraphLaneOptions { max_added: 0, ..GraphLaneOptions::default() });
+    let capped = run(&f, &r, &GraphExpansionOptions { max_added: 0, ..GraphExpansionOptions::default() });
     let trace = capped.receipt.graph.as_ref().unwrap();
     assert!(trace.candidates.iter().all(|c| c.decision == "already_recalled"), "{trace:?}");
     assert_eq!(trace.over_cap, offered, "every item the full run offered is counted");

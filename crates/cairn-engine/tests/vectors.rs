@@ -5,9 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use cairn_core::NoProgress;
 use cairn_core::{Audience, Chunk, Item, ItemKind, LaneStatus, Provenance, Scope, content_hash};
 use cairn_embed::{EmbedKind, Embedder, LocalEmbedder};
-use cairn_engine::{NoProgress, embed_pending, load_vectors, sync_index, sync_vectors};
+use cairn_engine::{embed_pending, load_vectors, sync_index, sync_vectors};
 use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller, VectorLane, lane};
 use cairn_store::{SqliteStore, Store, Write};
 use cairn_vector::VectorSettings;
@@ -217,7 +218,10 @@ fn the_turn_pipeline_uses_the_vector_lane_when_configured() {
     drop(store);
     let turn = |vectors: Option<VectorLane>| {
         let mut cfg = cairn_engine::EngineConfig::new(dir.path());
-        cfg.vectors = vectors;
+        match vectors {
+            Some(v) => cfg.embedder = Some(v.embedder),
+            None => cfg.embed.provider = cairn_embed::EmbedProvider::None,
+        }
         let engine = cairn_engine::Engine::open(cfg).unwrap();
         let req = cairn_engine::TurnRequest {
             session_key: "agent:main:main".into(),
@@ -248,12 +252,10 @@ fn captured_turns_get_vectors_at_the_next_refresh() {
         put(&mut store, "cat", "Cat", "the cat sat on the mat", Audience::Public);
         embed_pending(&mut store, &*e, 8, &NoProgress).unwrap();
     }
-    let store = SqliteStore::open_read_only(&dir.path().join("cairn.sqlite")).unwrap();
-    let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
-    drop(store);
     let mut cfg = cairn_engine::EngineConfig::new(dir.path());
-    cfg.vectors = Some(VectorLane { embedder: e.clone(), index: vectors.clone() });
+    cfg.embedder = Some(e.clone());
     let engine = cairn_engine::Engine::open(cfg).unwrap();
+    let vectors = engine.vector_index().expect("the engine loaded the vectors");
     // The first refresh after open checks for work left behind, finds none.
     let first = engine.refresh_derived();
     assert_eq!(first.embedded, 0, "{first:?}");

@@ -20,6 +20,7 @@ use std::path::PathBuf;
 pub use capture::{CaptureOptions, CaptureOutcome, TurnInput, capture};
 pub use harvest::{
     FileAction, FileProblem, HarvestOptions, HarvestReport, HarvestRequest, NoProgress, Progress, harvest,
+    resolve_path,
 };
 
 /// Result with ingest's [`Error`].
@@ -47,6 +48,31 @@ pub enum Error {
         path: PathBuf,
         /// The workspace root.
         root: PathBuf,
+    },
+    /// A path given to harvest does not name anything in the workspace.
+    #[error("`{path}` is not in the workspace `{root}`: {reason}")]
+    NotInWorkspace {
+        /// The path given.
+        path: PathBuf,
+        /// The workspace root.
+        root: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A harvest would delete too much of the store (`harvest.max_delete_share`, or a workspace with
+    /// no memory file); it wrote nothing.
+    #[error(
+        "refusing to delete {deleting} of the {total} files in the store: {reason}; nothing was changed\n\n\
+         hint: if those files really are gone, allow it for one run with `cairn harvest --allow-mass-delete` \
+         (`--dry-run --verbose` lists them first), or raise `harvest.max_delete_share`"
+    )]
+    TooManyDeletions {
+        /// Stored files the run would delete.
+        deleting: usize,
+        /// Stored files.
+        total: usize,
+        /// Why that is too many.
+        reason: String,
     },
     /// Invalid options (a bad glob).
     #[error("invalid settings: {0}")]

@@ -7,10 +7,10 @@
 //! a few words of similar frequency, where every match may still reach the pool. There a straight pass
 //! costs less per posting of the query than WAND does (on the 100k bench store 3–14 ns against 5–30,
 //! with no data-dependent branch per document). The lexical lane picks this path from the number of
-//! postings a query reads (see `Plan` in `recall.rs`).
+//! postings a query reads (see `Plan` in `recall/lanes/lexical.rs`).
 //!
 //! Scores come out canonical: each clause's score is added in clause order, starting from zero, the
-//! same sum [`rescore`](crate::recall) computes, so nothing here depends on the index layout.
+//! same sum the lexical lane's `rescore` computes, so nothing here depends on the index layout.
 
 use std::cell::RefCell;
 

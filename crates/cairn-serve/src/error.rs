@@ -29,7 +29,7 @@ impl ApiError {
 
     /// 500 `internal`: the detail stays in the log, the client gets a generic message.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
-        eprintln!("cairn serve: internal error: {detail}");
+        tracing::error!("internal error: {detail}");
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error; see the daemon's log")
     }
 

@@ -71,7 +71,7 @@ impl Default for ServeOptions {
             request_timeout_ms: 10_000,
             capture_batch: 256,
             flush_ms: 200,
-            max_prompt_bytes: 64 * 1024,
+            max_prompt_bytes: cairn_engine::DEFAULT_MAX_PROMPT_BYTES,
             derive_ms: 1_000,
         }
     }
@@ -176,7 +176,7 @@ impl Daemon {
                     tick.tick().await;
                     let e = engine.clone();
                     if let Ok(Err(err)) = tokio::task::spawn_blocking(move || e.flush_sessions()).await {
-                        eprintln!("cairn serve: saving session state failed: {err}");
+                        tracing::warn!("saving session state failed: {err}");
                     }
                 }
             })
@@ -196,7 +196,7 @@ impl Daemon {
                     };
                     if report.errors != last_errors {
                         for err in &report.errors {
-                            eprintln!("cairn serve: refreshing vectors and graph: {err} (retried)");
+                            tracing::warn!("refreshing vectors and graph: {err} (retried)");
                         }
                         last_errors = report.errors;
                     }
@@ -232,8 +232,8 @@ impl Daemon {
         })
         .await;
         match drained {
-            Ok((_, Err(e))) => eprintln!("cairn serve: saving session state failed: {e}"),
-            Err(e) => eprintln!("cairn serve: shutdown failed: {e}"),
+            Ok((_, Err(e))) => tracing::warn!("saving session state failed: {e}"),
+            Err(e) => tracing::error!("shutdown failed: {e}"),
             Ok(_) => {}
         }
         if let Some(path) = &self.state.options.unix {

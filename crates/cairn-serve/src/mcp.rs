@@ -3,9 +3,8 @@
 
 use std::sync::Arc;
 
-use cairn_assemble::Format;
-use cairn_core::{Audience, Scope};
-use cairn_engine::{Engine, IngestNote};
+use cairn_core::Scope;
+use cairn_engine::{Caller, ContextQuery, Engine, Format, IngestNote};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -30,25 +29,8 @@ pub struct SearchArgs {
     pub session_key: Option<String>,
 }
 
-/// `ingest` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct IngestArgs {
-    /// The text to remember.
-    pub text: String,
-    /// Title (default: the first line).
-    #[serde(default)]
-    pub title: Option<String>,
-    /// Tags.
-    #[serde(default)]
-    pub tags: Vec<String>,
-    /// Project.
-    #[serde(default)]
-    pub project: Option<String>,
-    /// `public` or `private` (default private).
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub audience: Option<Audience>,
-}
+/// `ingest` arguments: the note itself.
+pub type IngestArgs = IngestNote;
 
 /// `context` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -101,10 +83,7 @@ fn failure(s: impl Into<String>) -> CallToolResult {
 }
 
 fn scope(engine: &Engine, session_key: Option<&str>, project: Option<String>) -> Scope {
-    match session_key.filter(|k| !k.trim().is_empty()) {
-        Some(k) => Scope { project, allow_private: !engine.classify(k).audience_shared },
-        None => Scope::public_only(project),
-    }
+    engine.scope_for(Caller::from_session_key(session_key, Caller::Public), project)
 }
 
 async fn run<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
@@ -146,14 +125,7 @@ impl CairnMcp {
     )]
     async fn ingest(&self, Parameters(a): Parameters<IngestArgs>) -> CallToolResult {
         let engine = self.engine.clone();
-        let note = IngestNote {
-            text: a.text,
-            title: a.title,
-            tags: a.tags,
-            project: a.project,
-            audience: a.audience,
-            source: Some("mcp".into()),
-        };
+        let note = IngestNote { source: Some("mcp".into()), ..a };
         match run(move || engine.ingest(&note)).await {
             Ok(Ok(id)) => text(serde_json::json!({ "id": id }).to_string()),
             Ok(Err(e)) => failure(e.to_string()),
@@ -181,13 +153,10 @@ impl CairnMcp {
         }
         let engine = self.engine.clone();
         let scope = scope(&engine, a.session_key.as_deref(), a.project);
-        let result = run(move || {
-            let mut options = engine.config().options.clone();
-            options.format = format;
-            let budget = a.budget.unwrap_or(engine.config().budget);
-            engine.context_with(&a.query, scope, budget, options)
-        })
-        .await;
+        let mut q = ContextQuery::new(a.query, scope);
+        q.budget = a.budget;
+        q.format = Some(format);
+        let result = run(move || engine.context(&q)).await;
         match result {
             Ok(a) if format == Format::Json => text(a.to_json()),
             Ok(a) => text(a.block),

@@ -11,9 +11,10 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use cairn_assemble::Format;
 use cairn_core::{Audience, Hit, Scope, content_hash};
-use cairn_engine::{BootstrapFile, IngestNote, TurnRequest, TurnResponse};
+use cairn_engine::{
+    BootstrapFile, Caller, ContextQuery, Format, GraphChoice, IngestNote, Level, TurnRequest, TurnResponse,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -200,7 +201,7 @@ async fn turn(
             resp
         }
         Ok(Err(e)) => {
-            eprintln!("cairn serve: turn failed: {e}");
+            tracing::error!("turn failed: {e}");
             m.turns.get_or_create(&label("result", "fallback")).inc();
             state.engine.fallback_turn(&req, "internal error")
         }
@@ -316,13 +317,7 @@ async fn bootstrap(State(state): Shared, ApiJson(body): ApiJson<BootstrapBody>) 
 
 /// The scope of a caller: its session's, or public-only without a session key.
 fn scope_of(state: &AppState, session_key: Option<&str>, project: Option<String>) -> Scope {
-    match session_key.filter(|k| !k.trim().is_empty()) {
-        Some(key) => {
-            let info = state.engine.classify(key);
-            Scope { project, allow_private: !info.audience_shared }
-        }
-        None => Scope::public_only(project),
-    }
+    state.engine.scope_for(Caller::from_session_key(session_key, Caller::Public), project)
 }
 
 #[derive(Debug, Deserialize)]
@@ -384,10 +379,8 @@ struct IngestBody {
 async fn ingest(State(state): Shared, ApiJson(body): ApiJson<IngestBody>) -> Result<Response, ApiError> {
     require("text", &body.text)?;
     // A note sent from a shared session is public unless it says otherwise.
-    let audience = body.audience.or_else(|| {
-        let key = body.session_key.as_deref()?;
-        state.engine.classify(key).audience_shared.then_some(Audience::Public)
-    });
+    let caller = Caller::from_session_key(body.session_key.as_deref(), Caller::Public);
+    let audience = body.audience.or_else(|| state.engine.audience_for(caller));
     let note = IngestNote {
         text: body.text,
         title: body.title,
@@ -427,26 +420,35 @@ struct ContextBody {
     #[serde(default)]
     format: Option<Format>,
     #[serde(default)]
+    level: Option<Level>,
+    #[serde(default)]
     session_key: Option<String>,
     #[serde(default)]
     project: Option<String>,
+    #[serde(default)]
+    now_ms: Option<i64>,
+    #[serde(default)]
+    use_graph: Option<bool>,
+    #[serde(default)]
+    cross_project: bool,
 }
 
-async fn context(State(state): Shared, ApiJson(body): ApiJson<ContextBody>) -> Result<Json, ApiError> {
+async fn context(State(state): Shared, ApiJson(body): ApiJson<ContextBody>) -> Result<Response, ApiError> {
     require("query", &body.query)?;
     if body.budget == Some(0) {
         return Err(ApiError::bad_request("`budget` must be at least 1"));
     }
-    let scope = scope_of(&state, body.session_key.as_deref(), body.project);
+    let mut q = ContextQuery::new(body.query, scope_of(&state, body.session_key.as_deref(), body.project));
+    q.budget = body.budget;
+    q.format = body.format;
+    q.max_level = body.level;
+    q.now = body.now_ms;
+    q.graph = GraphChoice::from_flag(body.use_graph);
+    q.cross_project = body.cross_project;
     let engine = state.engine.clone();
-    let a = blocking(state.request_timeout(), "context", move || {
-        let mut options = engine.config().options.clone();
-        if let Some(f) = body.format {
-            options.format = f;
-        }
-        let budget = body.budget.unwrap_or(engine.config().budget);
-        engine.context_with(&body.query, scope, budget, options)
-    })
-    .await?;
-    Ok(axum::Json(serde_json::to_value(&a).map_err(ApiError::internal)?))
+    let a = blocking(state.request_timeout(), "context", move || engine.context(&q)).await?;
+    // Serialised straight from the assembly (not through a `Value`, which would widen its f32 scores):
+    // the same bytes `cairn context --format json` prints.
+    let body = serde_json::to_string(&a).map_err(ApiError::internal)?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }

@@ -89,7 +89,7 @@ fn run(engine: &Engine, rx: &Receiver<()>, stats: &WorkerStats, stop: &AtomicBoo
         let worked = match process_batch(engine, stats, batch) {
             Ok(n) => n > 0,
             Err(e) => {
-                eprintln!("cairn serve: capture queue: {e}");
+                tracing::warn!("capture queue: {e}");
                 std::thread::sleep(Duration::from_millis(100));
                 false
             }
@@ -136,7 +136,7 @@ pub fn process_batch(engine: &Engine, stats: &WorkerStats, batch: usize) -> cair
     }
     let (outcomes, sync) = engine.capture_batch(&inputs);
     if let Err(e) = sync {
-        eprintln!("cairn serve: index sync after captures failed (the next sync retries): {e}");
+        tracing::warn!("index sync after captures failed (the next sync retries): {e}");
     }
     for (q, outcome) in rows.into_iter().zip(outcomes) {
         match outcome {

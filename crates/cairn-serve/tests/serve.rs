@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_core::{Hit, Scope};
-use cairn_engine::{Engine, Lane};
+use cairn_engine::{Engine, Source};
 use cairn_serve::ServeOptions;
 use common::{TestDaemon, engine_config, options, seed};
 use serde_json::{Value, json};
@@ -275,10 +275,10 @@ async fn a_dead_index_gives_the_fallback_note_with_200() {
     d.stop().await;
 }
 
-/// A lane that takes far longer than the turn timeout.
-struct SlowLane;
+/// A source that takes far longer than the turn timeout.
+struct SlowSource;
 
-impl Lane for SlowLane {
+impl Source for SlowSource {
     fn name(&self) -> &str {
         "slow"
     }
@@ -291,7 +291,7 @@ impl Lane for SlowLane {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_turn_times_out_into_the_fallback_note() {
     let dir = setup();
-    let engine = Engine::open(engine_config(dir.path())).unwrap().with_lane(Arc::new(SlowLane));
+    let engine = Engine::open(engine_config(dir.path())).unwrap().with_source(Arc::new(SlowSource));
     let d = TestDaemon::start_with(engine, ServeOptions { turn_timeout_ms: 100, ..options() }).await;
     let started = std::time::Instant::now();
     let v = d.turn("agent:main:main", "dinner").await;

@@ -26,6 +26,7 @@
 
 mod index;
 pub mod kernel;
+#[cfg(feature = "test-support")]
 pub mod synthetic;
 
 pub use index::{Error, Result, SearchMethod, VectorHit, VectorIndex, VectorSettings, VectorSync};

@@ -130,6 +130,7 @@ prop_compose! {
                 micros: 10,
                 error: lane_failed.then(|| "boom".to_owned()),
             }],
+            warnings: Vec::new(),
             budget,
             options,
         }

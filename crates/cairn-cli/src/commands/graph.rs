@@ -1,93 +1,15 @@
-//! `cairn graph index|pack|export|diff|sync`, `cairn link`, and the graph lane of `cairn context`.
+//! `cairn graph index|pack|export|diff|sync`, `cairn link`, and the graph switches of `cairn context`.
+//! Every command but `diff` (two files compared) is served by the engine.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use cairn_assemble::Assembly;
-use cairn_core::{Audience, Provenance, Scope};
-use cairn_engine::{ContextRequest, GraphLane, GraphLaneOptions};
-use cairn_graph::{ExpandOptions, Export, Graph, PackMode, PackOptions};
-use cairn_recall::Recaller;
-use cairn_store::{GraphEdgeRow, SqliteStore, Store};
+use cairn_core::Scope;
+use cairn_engine::{Export, LinkRequest, PackMode};
 use clap::{Args, Subcommand};
-use serde::{Deserialize, Serialize};
 
-use crate::commands::context::open_recaller;
-use crate::commands::ingest::{now_ms, open_store};
 use crate::settings::Settings;
-
-/// The `[graph]` settings.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub(crate) struct GraphSettings {
-    /// Master switch: `false` turns the graph lane off everywhere.
-    pub enabled: bool,
-    /// Use the graph lane in `cairn context` without `--use-graph`.
-    pub use_in_context: bool,
-    /// Use the graph lane in every turn `cairn serve` and `cairn mcp` answer.
-    pub use_in_turns: bool,
-    /// Follow cross-project edges (only of `cross_project_edge_types`).
-    pub cross_project: bool,
-    /// Edge types that may cross projects.
-    pub cross_project_edge_types: Vec<String>,
-    /// Hops expanded from the seeds.
-    pub depth: usize,
-    /// Best recalled items that seed the expansion in `cairn context`.
-    pub seeds: usize,
-    /// Most graph items offered to the assembler in `cairn context`.
-    pub max_added: usize,
-    /// Nodes with more edges than this are not expanded (hubs).
-    pub max_fanout: usize,
-    /// Token cap of an index pack.
-    pub index_cap: usize,
-    /// Default token budget of a context pack.
-    pub pack_budget: usize,
-    /// Token cap of one raw snippet in a context pack.
-    pub snippet_cap: usize,
-}
-
-impl Default for GraphSettings {
-    fn default() -> Self {
-        let e = ExpandOptions::default();
-        let l = GraphLaneOptions::default();
-        Self {
-            enabled: true,
-            use_in_context: false,
-            use_in_turns: true,
-            cross_project: e.allow_cross_project,
-            cross_project_edge_types: e.cross_project_edge_types,
-            depth: e.depth,
-            seeds: l.seeds,
-            max_added: l.max_added,
-            max_fanout: e.max_fanout,
-            index_cap: cairn_graph::INDEX_CAP,
-            pack_budget: 2000,
-            snippet_cap: cairn_graph::SNIPPET_CAP,
-        }
-    }
-}
-
-impl GraphSettings {
-    /// The graph lane of served turns, when it is on.
-    pub(crate) fn turn_lane(&self) -> Option<GraphLaneOptions> {
-        (self.enabled && self.use_in_turns).then(|| GraphLaneOptions {
-            expand: self.expand(false, None),
-            seeds: self.seeds,
-            max_added: self.max_added,
-        })
-    }
-
-    fn expand(&self, cross_project: bool, depth: Option<usize>) -> ExpandOptions {
-        ExpandOptions {
-            depth: depth.unwrap_or(self.depth),
-            allow_cross_project: cross_project || self.cross_project,
-            cross_project_edge_types: self.cross_project_edge_types.clone(),
-            max_fanout: self.max_fanout,
-            ..ExpandOptions::default()
-        }
-    }
-}
 
 /// `cairn graph ...`.
 #[derive(Debug, Subcommand)]
@@ -221,55 +143,6 @@ pub(crate) struct ContextGraphArgs {
     pub cross_project: bool,
 }
 
-/// Open the store and bring the graph up to it.
-fn open_graph(settings: &Settings) -> anyhow::Result<(SqliteStore, Graph)> {
-    let store_path = settings.store_path();
-    if !store_path.exists() {
-        anyhow::bail!(
-            "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
-            store_path.display()
-        );
-    }
-    let mut store = open_store(settings)?;
-    let graph = cairn_engine::open_graph(&mut store).context("loading the graph")?;
-    Ok((store, graph))
-}
-
-/// `cairn context` with or without the graph lane, fail-open.
-pub(crate) fn context_assembly(
-    args: &ContextGraphArgs,
-    settings: &Settings,
-    recaller: Result<&Recaller, &dyn std::fmt::Display>,
-    req: &ContextRequest,
-) -> Assembly {
-    let g = &settings.graph;
-    let wanted = !args.no_graph && (args.use_graph || g.use_in_context);
-    if !wanted {
-        return cairn_engine::context(recaller, req);
-    }
-    if !g.enabled {
-        eprintln!("warning: the graph lane is disabled by `graph.enabled = false`");
-        return cairn_engine::context(recaller, req);
-    }
-    let options = GraphLaneOptions {
-        expand: g.expand(args.cross_project, None),
-        seeds: g.seeds,
-        max_added: g.max_added,
-    };
-    match open_graph(settings) {
-        Ok((store, graph)) => {
-            let lane = GraphLane { graph: Ok((&graph, &store)), options: &options };
-            cairn_engine::graph_context(recaller, Some(lane), req)
-        }
-        Err(e) => {
-            let msg = format!("{e:#}");
-            eprintln!("warning: graph lane failed, context without it: {msg}");
-            let lane = GraphLane { graph: Err(&msg), options: &options };
-            cairn_engine::graph_context(recaller, Some(lane), req)
-        }
-    }
-}
-
 pub(crate) fn graph(cmd: GraphCommand, settings: &Settings) -> anyhow::Result<ExitCode> {
     match cmd {
         GraphCommand::Index(a) => index(a, settings),
@@ -281,20 +154,9 @@ pub(crate) fn graph(cmd: GraphCommand, settings: &Settings) -> anyhow::Result<Ex
 }
 
 fn index(args: IndexArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let (_store, graph) = open_graph(settings)?;
-    let recaller = open_recaller(settings)?;
-    let g = &settings.graph;
-    let pack = cairn_engine::graph_index(
-        &recaller,
-        &graph,
-        &args.query,
-        &args.scope.scope(),
-        &g.expand(args.scope.cross_project, None),
-        args.k,
-        args.cap.unwrap_or(g.index_cap),
-        settings.context.encoding,
-        now_ms(),
-    );
+    let engine = open(settings)?;
+    let pack =
+        engine.graph_index(&args.query, &args.scope.scope(), args.k, args.cap, args.scope.cross_project)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&pack)?);
         return Ok(ExitCode::SUCCESS);
@@ -313,41 +175,32 @@ fn index(args: IndexArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A node id from what the user typed: a node id, an item id, or a workspace path.
-fn resolve(graph: &Graph, s: &str) -> String {
-    let candidates =
-        [s.to_owned(), format!("item:{s}"), format!("item:memory-file:{}", s.trim_start_matches("./"))];
-    candidates.iter().find(|c| graph.find(c).is_some()).cloned().unwrap_or_else(|| s.to_owned())
-}
-
 fn pack(args: PackArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let (store, graph) = open_graph(settings)?;
-    let g = &settings.graph;
+    let engine = open(settings)?;
     let ids: Vec<String> = args
         .ids
         .iter()
         .flat_map(|s| s.split(','))
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| resolve(&graph, s))
+        .map(str::to_owned)
         .collect();
-    let opts = PackOptions {
-        expand: g.expand(args.scope.cross_project, Some(args.depth)),
-        budget: args.budget.unwrap_or(g.pack_budget),
-        mode: args.mode,
-        snippet_cap: g.snippet_cap,
-        encoding: settings.context.encoding,
-    };
-    let mut raw = |item: &str| store.get_item(item).ok().flatten().map(|i| i.text);
-    let pack = graph.context_pack(&ids, &args.scope.scope(), &opts, &mut raw)?;
+    let pack = engine.graph_pack(
+        &ids,
+        &args.scope.scope(),
+        args.depth,
+        args.budget,
+        args.mode,
+        args.scope.cross_project,
+    )?;
     outln!("{}", serde_json::to_string_pretty(&pack)?);
     Ok(ExitCode::SUCCESS)
 }
 
 fn export(args: ExportArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let (_store, graph) = open_graph(settings)?;
+    let engine = open(settings)?;
     let scope = Scope { project: args.project, allow_private: !args.public_only };
-    let json = graph.export(&scope).to_json();
+    let json = engine.graph_export(&scope)?.to_json();
     match &args.out {
         Some(path) => {
             std::fs::write(path, &json).with_context(|| format!("writing `{}`", path.display()))?;
@@ -397,66 +250,42 @@ fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn sync(args: SyncArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let mut store = open_store(settings)?;
-    let report = if args.rebuild {
-        cairn_graph::rebuild_graph(&mut store)?
-    } else {
-        cairn_graph::sync_graph(&mut store)?
-    };
+    let report = open(settings)?.graph_sync(args.rebuild)?;
     outln!("{}", serde_json::to_string(&report)?);
     Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn link(args: LinkArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    if !cairn_graph::model::valid_edge_kind(&args.kind) {
-        anyhow::bail!("`--type {}` is not a snake_case edge type (like `inspired_by`)", args.kind);
-    }
-    if args.reason.trim().is_empty() {
-        anyhow::bail!("`--reason` is empty: every edge carries a reason");
-    }
-    if !(args.weight > 0.0 && args.weight <= 1.0) {
-        anyhow::bail!("`--weight {}` is outside (0, 1]", args.weight);
-    }
-    let (mut store, graph) = open_graph(settings)?;
-    let mut ends = Vec::new();
-    for s in [&args.from, &args.to] {
-        let id = resolve(&graph, s);
-        let i = graph.find(&id).ok_or_else(|| {
-            anyhow::anyhow!(
-                "unknown node `{s}`\n\nhint: use a node id from `cairn graph export`, an item id or a path"
-            )
-        })?;
-        ends.push(i);
-    }
-    let (a, b) = (graph.node(ends[0]), graph.node(ends[1]));
-    if a.id == b.id {
-        anyhow::bail!("a link needs two different nodes (both are `{}`)", a.id);
-    }
-    let audience = if a.audience == Audience::Public && b.audience == Audience::Public {
-        Audience::Public
-    } else {
-        Audience::Private
-    };
-    store.graph_add_link(&GraphEdgeRow {
-        src: a.id.clone(),
-        dst: b.id.clone(),
+    let req = LinkRequest {
+        from: args.from,
+        to: args.to,
         kind: args.kind.clone(),
+        reason: args.reason,
         weight: args.weight,
-        reason: args.reason.trim().to_owned(),
-        provenance: Provenance::External { source: "cairn link".into() },
-        audience,
-    })?;
-    let cross = a.project != b.project;
+    };
+    let linked = open(settings)?.link(&req)?;
     outln!(
         "linked {} -[{}]-> {}{}",
-        a.id,
+        linked.src,
         args.kind,
-        b.id,
-        if cross {
+        linked.dst,
+        if linked.cross_project {
             " (cross-project: followed only with `--cross-project` for configured types)"
         } else {
             ""
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The engine over an existing store (`graph` commands never create one).
+fn open(settings: &Settings) -> anyhow::Result<cairn_engine::Engine> {
+    let store_path = settings.store_path();
+    if !store_path.exists() {
+        anyhow::bail!(
+            "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
+            store_path.display()
+        );
+    }
+    Ok(settings.engine())
 }

@@ -1,6 +1,6 @@
 //! Write-side commands: `init`, `harvest`, `capture`, `watch`, `status`.
 
-use std::io::{IsTerminal, Read, Write as _};
+use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use cairn_core::Audience;
-use cairn_ingest::{CaptureOutcome, FileAction, HarvestReport, HarvestRequest, TurnInput};
-use cairn_store::{SqliteStore, Store};
-use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use cairn_engine::{CaptureOutcome, Engine, FileAction, HarvestReport, HarvestRequest, TurnInput};
 
+use clap::Args;
+
+use crate::commands::context::Bar;
 use crate::settings::Settings;
 
 /// The commented config `cairn init` writes.
@@ -44,6 +44,10 @@ pub(crate) struct HarvestArgs {
     /// Print the summary as JSON
     #[arg(long)]
     pub json: bool,
+    /// Delete even when the run would remove more than `harvest.max_delete_share` of the stored files,
+    /// or the workspace has no memory file at all
+    #[arg(long)]
+    pub allow_mass_delete: bool,
 }
 
 #[derive(Debug, Args)]
@@ -63,15 +67,6 @@ pub(crate) struct StatusArgs {
     pub json: bool,
 }
 
-pub(crate) fn open_store(settings: &Settings) -> anyhow::Result<SqliteStore> {
-    let path = settings.store_path();
-    SqliteStore::open(&path).with_context(|| format!("opening the store `{}`", path.display()))
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
 pub(crate) fn init(args: InitArgs) -> anyhow::Result<ExitCode> {
     if args.path.exists() && !args.force {
         anyhow::bail!("`{}` already exists\n\nhint: pass `--force` to overwrite it", args.path.display());
@@ -82,37 +77,10 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-struct Bar(ProgressBar);
-
-impl cairn_ingest::Progress for Bar {
-    fn start(&self, total: u64) {
-        self.0.set_length(total);
-    }
-    fn inc(&self, n: u64) {
-        self.0.inc(n);
-    }
-    fn finish(&self) {
-        self.0.finish_and_clear();
-    }
-}
-
-fn progress_bar(enabled: bool) -> ProgressBar {
-    if !enabled || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} harvesting [{bar:30}] {pos}/{len} files ({per_sec})")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
-    bar
-}
-
-/// Run a harvest and everything that follows a write (index sync).
+/// Run a harvest and everything that follows a write (index sync, embedding) through `engine`.
 pub(crate) fn run_harvest(
     settings: &Settings,
-    store: &mut SqliteStore,
+    engine: &Engine,
     paths: Vec<PathBuf>,
     dry_run: bool,
     force: bool,
@@ -126,20 +94,9 @@ pub(crate) fn run_harvest(
         );
     }
     let req = HarvestRequest { root: root.clone(), paths, dry_run, force };
-    let bar = Bar(progress_bar(show_progress));
-    let run = if dry_run { None } else { Some(store.begin_harvest(&root.display().to_string(), now_ms())?) };
-    let report = cairn_ingest::harvest(store, &settings.harvest, &req, &bar)?;
-    if let Some(run) = run {
-        let mut summary = serde_json::to_value(&report)?;
-        if let Some(o) = summary.as_object_mut() {
-            o.remove("files");
-            o.remove("problems");
-        }
-        store.finish_harvest(run, now_ms(), &summary)?;
-        crate::commands::context::sync(settings, store)?;
-        crate::commands::context::embed_pending(settings, store, show_progress)?;
-    }
-    Ok(report)
+    let files = Bar::new(show_progress, "{spinner} harvesting [{bar:30}] {pos}/{len} files ({per_sec})");
+    let outcome = engine.harvest(&req, &files, &Bar::embedding(show_progress))?;
+    Ok(outcome.report)
 }
 
 fn print_report(report: &HarvestReport, verbose: bool, root: &Path) -> anyhow::Result<()> {
@@ -153,13 +110,25 @@ fn print_report(report: &HarvestReport, verbose: bool, root: &Path) -> anyhow::R
                 FileAction::Unchanged => "unchanged",
                 FileAction::Deleted => "deleted",
                 FileAction::Failed => "failed",
+                FileAction::Skipped => "skipped",
+                FileAction::Kept => "kept",
             };
             writeln!(out, "{a:>9}  {path}")?;
         }
     }
+    let mut extra = String::new();
+    if report.skipped > 0 {
+        extra.push_str(&format!(", {} skipped", report.skipped));
+    }
+    if report.kept > 0 {
+        extra.push_str(&format!(", {} kept (not seen, not deleted)", report.kept));
+    }
+    if !report.warnings.is_empty() {
+        extra.push_str(&format!(", {} warnings", report.warnings.len()));
+    }
     writeln!(
         out,
-        "{}harvested `{}`: {} new, {} updated, {} unchanged, {} deleted, {} failed ({} chunks) in {} ms",
+        "{}harvested `{}`: {} new, {} updated, {} unchanged, {} deleted, {} failed{extra} ({} chunks) in {} ms",
         if report.dry_run { "(dry run) " } else { "" },
         root.display(),
         report.new,
@@ -173,11 +142,35 @@ fn print_report(report: &HarvestReport, verbose: bool, root: &Path) -> anyhow::R
     Ok(())
 }
 
-pub(crate) fn harvest(args: HarvestArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let mut store = open_store(settings)?;
-    let report = run_harvest(settings, &mut store, args.paths, args.dry_run, args.force, !args.json)?;
-    for p in &report.problems {
+/// Problems, skipped entries and warnings on stderr, each with its path (and line).
+fn print_problems(report: &HarvestReport) {
+    for p in report.problems.iter().chain(&report.warnings) {
         eprintln!("warning: {p}");
+    }
+    for p in &report.skipped_entries {
+        eprintln!("skipped: {p}");
+    }
+}
+
+pub(crate) fn harvest(args: HarvestArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let mut settings = settings.clone();
+    settings.harvest.allow_mass_delete |= args.allow_mass_delete;
+    // Paths are tried relative to the workspace, then to the current directory; one that names
+    // nothing in the workspace is an error, not a run that does nothing.
+    settings.harvest.cwd = Some(std::env::current_dir().context("reading the current directory")?);
+    let settings = &settings;
+    let engine = settings.engine();
+    let restricted = !args.paths.is_empty();
+    let report = run_harvest(settings, &engine, args.paths.clone(), args.dry_run, args.force, !args.json)?;
+    print_problems(&report);
+    if restricted
+        && report.scanned + report.deleted + report.kept + report.skipped + report.problems.len() == 0
+    {
+        eprintln!(
+            "warning: no memory file under {}: `harvest.include` ({}) matches nothing there",
+            args.paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", "),
+            settings.harvest.include.join(", ")
+        );
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
@@ -197,12 +190,7 @@ pub(crate) fn capture(args: CaptureArgs, settings: &Settings) -> anyhow::Result<
     if args.project.is_some() {
         input.project = args.project;
     }
-    let mut store = open_store(settings)?;
-    let outcome = cairn_ingest::capture(&mut store, &settings.capture, &input, now_ms())?;
-    if matches!(outcome, CaptureOutcome::Stored { .. }) {
-        crate::commands::context::sync(settings, &store)?;
-        crate::commands::context::embed_pending(settings, &mut store, false)?;
-    }
+    let outcome = settings.engine().capture(&input)?;
     outln!("{}", serde_json::to_string(&outcome)?);
     if let CaptureOutcome::Skipped { reason } = &outcome {
         eprintln!("skipped: {reason}");
@@ -211,13 +199,14 @@ pub(crate) fn capture(args: CaptureArgs, settings: &Settings) -> anyhow::Result<
 }
 
 pub(crate) fn watch(settings: &Settings) -> anyhow::Result<ExitCode> {
-    let mut store = open_store(settings)?;
-    let report = run_harvest(settings, &mut store, vec![], false, false, true)?;
+    let engine = settings.engine();
+    let report = run_harvest(settings, &engine, vec![], false, false, true)?;
+    print_problems(&report);
     print_report(&report, false, &settings.workspace)?;
     let root = settings.workspace.canonicalize()?;
     eprintln!("watching `{}` (Ctrl-C to stop)", root.display());
     let stop = AtomicBool::new(false);
-    cairn_ingest::watch::watch(
+    cairn_engine::watch::watch(
         &root,
         Duration::from_millis(settings.watch.debounce_ms),
         &stop,
@@ -225,18 +214,16 @@ pub(crate) fn watch(settings: &Settings) -> anyhow::Result<ExitCode> {
             let started = Instant::now();
             let rel: Vec<PathBuf> = paths
                 .iter()
-                .filter_map(|p| cairn_ingest::harvest::relative(&root, p))
+                .filter_map(|p| cairn_engine::relative_path(&root, p))
                 .filter(|r| !r.is_empty())
                 .map(PathBuf::from)
                 .collect();
             if rel.is_empty() {
                 return;
             }
-            match run_harvest(settings, &mut store, rel, false, false, false) {
+            match run_harvest(settings, &engine, rel, false, false, false) {
                 Ok(r) => {
-                    for p in &r.problems {
-                        eprintln!("warning: {p}");
-                    }
+                    print_problems(&r);
                     if r.new + r.updated + r.deleted + r.failed > 0 {
                         let _ = writeln!(
                             std::io::stdout().lock(),
@@ -265,8 +252,7 @@ pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<Ex
             path.display()
         );
     }
-    let store = open_store(settings)?;
-    let st = store.status()?;
+    let st = settings.engine().store_status()?;
     if args.json {
         let mut v = serde_json::to_value(&st)?;
         v["store_path"] = serde_json::Value::String(path.display().to_string());

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use cairn_core::Scope;
+use cairn_engine::{Engine, EngineConfig};
 use cairn_recall::eval::{EvalOptions, EvalRun, evaluate_runs, load_corpus, load_queries};
-use cairn_recall::{ALL_LANES, Fusion, LaneWeights, RecallQuery, RecallSettings, Recaller, lane};
+use cairn_recall::{ALL_LANES, Fusion, LaneWeights, RecallQuery, RecallSettings, lane};
 use clap::Args;
 use serde::Serialize;
 
@@ -99,13 +100,6 @@ pub(crate) struct EvalRetrievalArgs {
     pub json: bool,
 }
 
-fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 /// Opens the index read-only, turning the errors a user can fix into hints.
 #[derive(Serialize)]
 struct RecallOutput<'a> {
@@ -116,7 +110,12 @@ struct RecallOutput<'a> {
 }
 
 pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let index = crate::commands::context::open_synced_index(settings)?;
+    if !settings.store_path().exists() {
+        anyhow::bail!(
+            "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
+            settings.store_path().display()
+        );
+    }
     let mut recall_settings = settings.recall.clone();
     if let Some(h) = args.half_life_days {
         anyhow::ensure!(h > 0.0, "`--half-life-days` must be positive");
@@ -129,17 +128,14 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
         let lanes = parse_lanes(&args.lanes.join("+"))?;
         recall_settings = recall_settings.only_lanes(&lanes);
     }
-    let lane = if recall_settings.lane_on(lane::VECTOR) || recall_settings.semantic_fallback > 0 {
-        crate::commands::context::vector_lane(settings)
-    } else {
-        None
-    };
-    let recaller =
-        Recaller::new(&index, recall_settings).context("cannot read the recall index")?.with_vectors(lane);
+    let mut cfg = EngineConfig::from(settings);
+    cfg.recall = recall_settings;
+    let engine = Engine::open_lazy(cfg);
     let scope = if args.public_only { Scope::public_only(args.project) } else { Scope::owner(args.project) };
-    let mut query = RecallQuery::new(args.query.clone(), scope, args.k, args.now.unwrap_or_else(now_millis));
+    let mut query =
+        RecallQuery::new(args.query.clone(), scope, args.k, args.now.unwrap_or_else(cairn_core::now_ms));
     query.recent_k = args.recent;
-    let result = recaller.recall(&query);
+    let result = engine.recall(&query).context("cannot read the recall index")?;
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -217,7 +213,11 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
     let embedder = if args.no_model {
         None
     } else {
-        cairn_embed::open_or_warn_once(&settings.embed, &settings.data_dir)
+        let opened = cairn_embed::open_configured(&settings.embed, &settings.data_dir);
+        if let Some(note) = &opened.note {
+            eprintln!("warning: {note}");
+        }
+        opened.embedder
     };
     let mut base = settings.recall.clone();
     match args.fusion.as_deref() {

@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use cairn_route::{
@@ -109,10 +108,6 @@ fn load_router(settings: &Settings) -> anyhow::Result<Router> {
     Router::load(dir).with_context(|| format!("cannot load the routing config from `{}`", dir.display()))
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
 fn emit(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
@@ -154,7 +149,7 @@ pub(crate) fn intent_test(args: IntentTestArgs, settings: &Settings) -> anyhow::
         session_key: args.session_key.as_deref(),
         entities: &entities,
         previous_intent: args.previous_intent.as_deref(),
-        now: now_ms(),
+        now: cairn_core::now_ms(),
     };
     let decision = router.decide(&input, &mut SessionState::default());
     if args.json {
@@ -326,7 +321,7 @@ fn monitor(args: MonitorArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("`{}` line {}: not a decision record", args.log.display(), i + 1))?;
         records.push(r);
     }
-    let report = m.report(&records, args.now.unwrap_or_else(now_ms));
+    let report = m.report(&records, args.now.unwrap_or_else(cairn_core::now_ms));
     let flagged = report.flagged().count();
     if args.json {
         emit_json(&serde_json::json!({ "monitor": m, "report": report }))?;
@@ -434,7 +429,7 @@ pub(crate) fn eval_intents(args: EvalIntentsArgs, settings: &Settings) -> anyhow
     anyhow::ensure!((0.0..=1.0).contains(&args.threshold), "`--threshold` must be between 0 and 1");
     let router = load_router(settings)?;
     let cases = cairn_route::load_eval_cases(&args.cases)?;
-    let report = cairn_route::evaluate(&router, &cases, now_ms());
+    let report = cairn_route::evaluate(&router, &cases, cairn_core::now_ms());
     let pass = report.accuracy >= args.threshold;
     if args.json {
         emit_json(&serde_json::json!({ "threshold": args.threshold, "passed": pass, "report": report }))?;

@@ -27,44 +27,16 @@ pub(crate) struct ServeArgs {
     pub token: Option<String>,
 }
 
-/// The engine configuration from the resolved settings.
-pub(crate) fn engine_config(settings: &Settings) -> EngineConfig {
-    let c = &settings.context;
-    let mut cfg = EngineConfig::new(settings.data_dir.clone());
-    let route_dir = &settings.route.config_dir;
-    if route_dir.exists() {
-        cfg.route_dir = Some(route_dir.clone());
-    } else {
+/// A long-lived engine over the settings: everything opened now, what is degraded reported once.
+fn open_engine(settings: &Settings) -> anyhow::Result<Arc<Engine>> {
+    let cfg = EngineConfig::from(settings);
+    if cfg.route_dir.is_none() {
         eprintln!(
             "warning: routing config `{}` not found: serving memory without packs",
-            route_dir.display()
+            settings.route.config_dir.display()
         );
     }
-    cfg.recall = settings.recall.clone();
-    cfg.budget = c.budget;
-    cfg.candidates = c.candidates;
-    cfg.recent = c.recent;
-    cfg.options.format = c.format;
-    cfg.options.max_level = c.max_level;
-    cfg.options.recency_share = c.recency_share;
-    cfg.options.snippet_cap = c.snippet_cap;
-    cfg.options.encoding = c.encoding;
-    cfg.capture = settings.capture.clone();
-    cfg.max_prompt_bytes = settings.serve.max_prompt_bytes;
-    // A fresh data dir: create the store first, so the vector lane starts (empty) and fills as turns
-    // are captured.
-    if !settings.store_path().exists()
-        && let Err(e) = cairn_store::SqliteStore::open(&settings.store_path())
-    {
-        eprintln!("warning: {e}");
-    }
-    cfg.vectors = super::context::vector_lane(settings);
-    cfg.graph = settings.graph.turn_lane();
-    cfg
-}
-
-fn open_engine(settings: &Settings) -> anyhow::Result<Arc<Engine>> {
-    let engine = Engine::open(engine_config(settings))
+    let engine = Engine::open(cfg)
         .with_context(|| format!("opening the store in `{}`", settings.data_dir.display()))?;
     for p in engine.problems() {
         eprintln!("warning: {p}");

@@ -1,77 +1,73 @@
-//! Recall latency benchmark on a generated OpenClaw-style workspace (`gen_corpus.py` of the peers folder).
+//! `cairn-bench recall`: recall latency and quality on a generated OpenClaw-style workspace (the peers'
+//! `gen_corpus.py`), indexed straight from its markdown (no store).
 //!
 //! ```text
-//! python3 gen_corpus.py --n 100000 --out /tmp/peer-corpus/n100k/workspace --seed 1
-//! cargo run --release -p cairn-recall --example bench -- \
+//! python3 ../shared/bench/peers/gen_corpus.py --n 100000 --out /tmp/peer-corpus/n100k/workspace --seed 1
+//! cargo run --release -p cairn-bench -- recall \
 //!     --corpus /tmp/peer-corpus/n100k/workspace --queries /tmp/peer-corpus/n100k/queries.jsonl \
 //!     --index /tmp/cairn-bench/n100k/index [--chunking section|file] [--reuse]
 //! ```
 //!
 //! Builds the index (unless `--reuse` and it exists), then runs every query once untimed and once timed in
-//! one warm process, for several lane/scope configurations. Prints one JSON object in the peers' result
-//! shape (latencies in ms, quality as Hit@k of the query's source file, peak RSS).
+//! one warm process, for several lane/scope configurations (all lanes, lexical only, all lanes
+//! public-only). Prints one JSON object in the peers' result shape (latencies in ms, quality as Hit@1,
+//! Hit@10 and MRR@10 of the query's source file, index build time and size, peak RSS).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anyhow::Context;
 use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance, Scope, content_hash};
 use cairn_recall::eval::parse_timestamp;
 use cairn_recall::{LaneWeights, RecallIndex, RecallQuery, RecallSettings, Recaller};
 use serde_json::{Value, json};
 
-struct Args {
+/// Options of the recall benchmark.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RecallArgs {
+    /// The generated workspace (markdown files, read recursively)
+    #[arg(long)]
     corpus: PathBuf,
-    queries: PathBuf,
+    /// Queries, one JSON object per line with `query` and `file` (the note it came from) fields
+    #[arg(long, required_unless_present = "build_only")]
+    queries: Option<PathBuf>,
+    /// Index directory (recreated unless `--reuse` and it exists)
+    #[arg(long)]
     index: PathBuf,
+    /// One chunk per `## ` section, or one chunk per file
+    #[arg(long, default_value = "section", value_parser = ["section", "file"])]
     chunking: String,
-    reuse: bool,
-    build_only: bool,
+    /// Hits per query
+    #[arg(long, default_value_t = 10)]
     k: usize,
+    /// Reuse the index at `--index` when there is one
+    #[arg(long)]
+    reuse: bool,
+    /// Build the index, print its figures and stop
+    #[arg(long)]
+    build_only: bool,
 }
 
-fn parse_args() -> Args {
-    let mut it = std::env::args().skip(1);
-    let mut a = Args {
-        corpus: PathBuf::new(),
-        queries: PathBuf::new(),
-        index: PathBuf::new(),
-        chunking: "section".into(),
-        reuse: false,
-        build_only: false,
-        k: 10,
-    };
-    while let Some(flag) = it.next() {
-        match flag.as_str() {
-            "--corpus" => a.corpus = it.next().expect("--corpus DIR").into(),
-            "--queries" => a.queries = it.next().expect("--queries FILE").into(),
-            "--index" => a.index = it.next().expect("--index DIR").into(),
-            "--chunking" => a.chunking = it.next().expect("--chunking section|file"),
-            "--k" => a.k = it.next().expect("--k N").parse().expect("a number"),
-            "--reuse" => a.reuse = true,
-            "--build-only" => a.build_only = true,
-            other => panic!("unknown flag {other}"),
-        }
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let mut entries = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        entries.push(e?.path());
     }
-    a
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> =
-        std::fs::read_dir(dir).expect("read corpus dir").map(|e| e.unwrap().path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk(&p, out);
+            walk(&p, out)?;
         } else if p.extension().is_some_and(|e| e == "md") {
             out.push(p);
         }
     }
+    Ok(())
 }
 
 /// Item and heading-aware chunks (one per `## ` section, or one per file) of a generated markdown file.
-fn load(root: &Path, path: &Path, by_section: bool, public: bool) -> (Item, Vec<Chunk>) {
-    let raw = std::fs::read_to_string(path).expect("read file");
-    let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+fn load(root: &Path, path: &Path, by_section: bool, public: bool) -> anyhow::Result<(Item, Vec<Chunk>)> {
+    let raw = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let rel = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
     let (mut title, mut tags, mut date, mut project) = (String::new(), Vec::new(), 0, "default".to_owned());
     let mut body = raw.as_str();
     let mut body_line = 1u32;
@@ -145,22 +141,19 @@ fn load(root: &Path, path: &Path, by_section: bool, public: bool) -> (Item, Vec<
             provenance: Provenance::File { path: rel.clone(), line_start: a, line_end: b },
         })
         .collect();
-    (item, chunks)
+    Ok((item, chunks))
 }
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| (kb / 1024.0 * 10.0).round() / 10.0)
+/// Rounded to `1 / scale` (e.g. `scale = 10.0`: one decimal).
+fn round(x: f64, scale: f64) -> f64 {
+    (x * scale).round() / scale
 }
 
+/// Latency figures of one run, in ms.
 fn latency(mut xs: Vec<f64>) -> Value {
     xs.sort_by(f64::total_cmp);
     let pct = |p: f64| xs[((p / 100.0 * xs.len() as f64) as usize).min(xs.len() - 1)];
-    let r = |x: f64| (x * 1000.0).round() / 1000.0;
+    let r = |x: f64| round(x, 1000.0);
     json!({
         "n": xs.len(),
         "p50_ms": r(pct(50.0)), "p90_ms": r(pct(90.0)), "p99_ms": r(pct(99.0)),
@@ -168,48 +161,54 @@ fn latency(mut xs: Vec<f64>) -> Value {
     })
 }
 
+/// Bytes of the files directly in `dir`.
 fn dir_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir).map_or(0, |rd| rd.filter_map(|e| e.ok()?.metadata().ok()).map(|m| m.len()).sum())
 }
 
-fn main() {
-    let args = parse_args();
+/// Indexes every markdown file of `corpus` (every fourth item public); returns the build figures.
+fn build(corpus: &Path, files: &[PathBuf], index_dir: &Path, by_section: bool) -> anyhow::Result<Value> {
+    let t = Instant::now();
+    let index = RecallIndex::recreate(index_dir)?;
+    let mut writer = index.writer_with(2, 512 << 20)?;
+    let mut chunks_n = 0;
+    for (i, f) in files.iter().enumerate() {
+        // Every fourth item is public, so the public-only run searches a quarter of the store.
+        let (item, chunks) = load(corpus, f, by_section, i % 4 == 0)?;
+        chunks_n += chunks.len();
+        writer.upsert(&item, &chunks)?;
+    }
+    writer.commit(files.len() as u64)?;
+    writer.finish()?;
+    Ok(json!({
+        "reused": false, "items": files.len(), "chunks": chunks_n,
+        "index_s": round(t.elapsed().as_secs_f64(), 100.0),
+    }))
+}
+
+/// Runs the benchmark and returns its report (the index figures alone with `--build-only`).
+pub(crate) fn run(args: &RecallArgs) -> anyhow::Result<Value> {
     let mut files = Vec::new();
-    walk(&args.corpus, &mut files);
+    walk(&args.corpus, &mut files)?;
     let mut index_info = json!({"reused": true});
     let exists = RecallIndex::open(&args.index).is_ok();
     if !(args.reuse && exists) {
-        let t = Instant::now();
-        let index = RecallIndex::recreate(&args.index).expect("create index");
-        let mut writer = index.writer_with(2, 512 << 20).expect("writer");
-        let mut chunks_n = 0;
-        for (i, f) in files.iter().enumerate() {
-            // Every fourth item is public, so the public-only run searches a quarter of the store.
-            let (item, chunks) = load(&args.corpus, f, args.chunking == "section", i % 4 == 0);
-            chunks_n += chunks.len();
-            writer.upsert(&item, &chunks).expect("upsert");
-        }
-        writer.commit(files.len() as u64).expect("commit");
-        writer.finish().expect("merge");
-        index_info = json!({
-            "reused": false, "items": files.len(), "chunks": chunks_n,
-            "index_s": (t.elapsed().as_secs_f64() * 100.0).round() / 100.0,
-        });
+        index_info = build(&args.corpus, &files, &args.index, args.chunking == "section")?;
     }
-    index_info["index_mb"] = json!((dir_bytes(&args.index) as f64 / 1048576.0 * 10.0).round() / 10.0);
-    if args.build_only {
-        println!("{}", serde_json::to_string_pretty(&index_info).unwrap());
-        return;
-    }
+    index_info["index_mb"] = json!(round(dir_bytes(&args.index) as f64 / 1048576.0, 10.0));
+    let Some(queries_path) = args.queries.as_deref().filter(|_| !args.build_only) else {
+        return Ok(index_info);
+    };
 
-    let queries: Vec<Value> = std::fs::read_to_string(&args.queries)
-        .expect("read queries")
+    let queries: Vec<Value> = std::fs::read_to_string(queries_path)
+        .with_context(|| format!("reading {}", queries_path.display()))?
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("query json"))
-        .collect();
-    let index = RecallIndex::open(&args.index).expect("open index");
-    let now = parse_timestamp("2026-01-04").unwrap();
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("a query line")?;
+    let index = RecallIndex::open(&args.index)?;
+    let now = parse_timestamp("2026-01-04").context("the fixed `now`")?;
     let mut runs = serde_json::Map::new();
     let configs: Vec<(&str, LaneWeights, bool)> = vec![
         ("all_lanes", LaneWeights::default(), false),
@@ -219,7 +218,7 @@ fn main() {
     let mut quality = Value::Null;
     for (name, weights, public_only) in configs {
         let settings = RecallSettings { weights, ..Default::default() };
-        let recaller = Recaller::new(&index, settings).expect("recaller");
+        let recaller = Recaller::new(&index, settings)?;
         let scope = if public_only { Scope::public_only(None) } else { Scope::owner(None) };
         let ask = |text: &str| {
             let q = RecallQuery::new(text, scope.clone(), args.k, now);
@@ -253,7 +252,8 @@ fn main() {
         }
         runs.insert(name.to_owned(), latency(samples));
     }
-    let out = json!({
+    let peak = crate::peak_rss_mb();
+    Ok(json!({
         "peer": "cairn",
         "engine": {"tantivy": "0.27", "ranking": "BM25 k1=1.2 b=0.75, title x2, OR of analysed terms, block-max WAND",
                    "chunking": args.chunking, "k": args.k},
@@ -262,7 +262,6 @@ fn main() {
         "query": runs["all_lanes"].clone(),
         "runs": runs,
         "quality": quality,
-        "peak_rss_mb": peak_rss_mb(),
-    });
-    println!("{}", serde_json::to_string_pretty(&out).unwrap());
+        "peak_rss_mb": if peak.is_nan() { 0.0 } else { round(peak, 10.0) },
+    }))
 }

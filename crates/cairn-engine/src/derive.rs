@@ -1,0 +1,242 @@
+//! Writes and what follows them: every write (harvest, capture, ingest, reindex) goes through the
+//! store, then the derived parts catch up: the full-text index at once (the next request recalls the
+//! write), vectors and the graph at once in a one-shot process and every second in a daemon
+//! ([`Engine::refresh_derived`]).
+
+use std::sync::atomic::Ordering;
+
+use cairn_core::{ItemKind, NoProgress, Progress, Provenance, content_hash, now_ms};
+use cairn_ingest::{CaptureOutcome, HarvestReport, HarvestRequest, TurnInput};
+use cairn_store::{SqliteStore, Store, Write};
+use serde::Serialize;
+
+use crate::api::IngestNote;
+use crate::open::Engine;
+use crate::{EmbedReport, Error, Result, SyncReport};
+
+/// What [`Engine::refresh_derived`] did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DerivedReport {
+    /// Whether the store had changed since the last refresh (nothing is done otherwise).
+    pub changed: bool,
+    /// Chunks embedded (captured turns, ingested notes).
+    pub embedded: usize,
+    /// Whether the graph was synced and reloaded.
+    pub graph_reloaded: bool,
+    /// What failed (the previous vectors and graph stay in use).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+/// What [`Engine::harvest`] did: the harvest's report, then the index sync and the embedding run that
+/// followed it.
+#[derive(Debug, Clone, Serialize)]
+pub struct HarvestOutcome {
+    /// Files seen and what happened to each.
+    pub report: HarvestReport,
+    /// The full-text index sync.
+    pub sync: SyncReport,
+    /// Embedding of the new chunks (`None`: no model, or a dry run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedded: Option<EmbedReport>,
+}
+
+impl Engine {
+    /// Harvests the workspace (or `req.paths` in it) into the store, then brings the index and the
+    /// vectors up to it. `files` reports harvest progress, `chunks` embedding progress.
+    pub fn harvest(
+        &self,
+        req: &HarvestRequest,
+        files: &dyn Progress,
+        chunks: &dyn Progress,
+    ) -> Result<HarvestOutcome> {
+        let mut writer = self.writer()?;
+        let root = req.root.display().to_string();
+        let run = if req.dry_run { None } else { Some(writer.begin_harvest(&root, now_ms())?) };
+        let report = cairn_ingest::harvest(&mut *writer, &self.cfg.harvest, req, files)?;
+        let Some(run) = run else {
+            return Ok(HarvestOutcome { report, sync: SyncReport::default(), embedded: None });
+        };
+        let mut summary = serde_json::to_value(&report).unwrap_or_default();
+        if let Some(o) = summary.as_object_mut() {
+            o.remove("files");
+            o.remove("problems");
+        }
+        writer.finish_harvest(run, now_ms(), &summary)?;
+        let sync = self.sync_locked(&writer)?;
+        let embedded = self.embed_locked(&mut writer, chunks)?;
+        Ok(HarvestOutcome { report, sync, embedded })
+    }
+
+    /// Captures one finished turn and makes it recallable at once (index and vectors): the one-shot
+    /// `cairn capture`. A daemon captures through [`Engine::capture_batch`] and embeds in the
+    /// background.
+    pub fn capture(&self, turn: &TurnInput) -> Result<CaptureOutcome> {
+        let mut writer = self.writer()?;
+        let outcome = cairn_ingest::capture(&mut *writer, &self.cfg.capture, turn, now_ms())?;
+        if matches!(outcome, CaptureOutcome::Stored { .. }) {
+            self.sync_locked(&writer)?;
+            self.embed_locked(&mut writer, &NoProgress)?;
+        }
+        Ok(outcome)
+    }
+
+    /// Rebuilds the full-text index from the store, then embeds what lacks a vector.
+    pub fn reindex(&self, chunks: &dyn Progress) -> Result<(SyncReport, Option<EmbedReport>)> {
+        let mut writer = self.writer()?;
+        let index = self.fresh_index()?;
+        let report = crate::rebuild_index(&*writer, index)?;
+        self.reload_recaller()?;
+        let embedded = self.embed_locked(&mut writer, chunks)?;
+        Ok((report, embedded))
+    }
+
+    /// Stores one piece of text as a note and makes it recallable; returns its item id.
+    pub fn ingest(&self, note: &IngestNote) -> Result<String> {
+        if note.text.trim().is_empty() {
+            return Err(Error::BadInput("`text` is empty".into()));
+        }
+        let hash = content_hash(note.text.as_bytes());
+        let id = format!("note:{}", &hash[..16]);
+        let title = note.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| {
+            let first = note.text.trim().lines().next().unwrap_or_default();
+            first.chars().take(80).collect()
+        });
+        let now = now_ms();
+        let item = cairn_core::Item {
+            id: id.clone(),
+            project: note.project.clone().unwrap_or_else(|| self.cfg.capture.default_project.clone()),
+            kind: ItemKind::Doc,
+            title,
+            text: note.text.clone(),
+            tags: note.tags.clone(),
+            audience: note.audience.unwrap_or(self.cfg.capture.default_audience),
+            provenance: Provenance::External { source: note.source.clone().unwrap_or_else(|| "api".into()) },
+            content_hash: hash,
+            created_at: now,
+            observed_at: now,
+            metadata: Default::default(),
+        };
+        let tags = item.tags.clone();
+        let mut writer = self.writer()?;
+        writer.apply(&[Write::Upsert { item, chunks: vec![], explicit_tags: tags, file: None }], "ingest")?;
+        self.sync_locked(&writer)?;
+        Ok(id)
+    }
+
+    /// Captures finished turns (stripping injected blocks) in one go, then syncs the index once so
+    /// the next turn can recall them. Returns each turn's outcome.
+    pub fn capture_batch(
+        &self,
+        turns: &[cairn_ingest::TurnInput],
+    ) -> (Vec<std::result::Result<CaptureOutcome, Error>>, Result<SyncReport>) {
+        let mut writer = match self.writer() {
+            Ok(w) => w,
+            Err(e) => {
+                let msg = e.to_string();
+                let outcomes = turns.iter().map(|_| Err(Error::Unavailable(msg.clone()))).collect();
+                return (outcomes, Err(e));
+            }
+        };
+        let now = now_ms();
+        let outcomes = turns
+            .iter()
+            .map(|t| cairn_ingest::capture(&mut *writer, &self.cfg.capture, t, now).map_err(Error::from))
+            .collect();
+        let sync = self.sync_locked(&writer);
+        (outcomes, sync)
+    }
+
+    /// Brings the index up to the store and makes the reader see it.
+    pub fn sync(&self) -> Result<SyncReport> {
+        let writer = self.writer()?;
+        self.sync_locked(&writer)
+    }
+
+    fn sync_locked(&self, writer: &SqliteStore) -> Result<SyncReport> {
+        let index = self.index()?;
+        let report = self.sync_index_with(writer, index)?;
+        self.reload_recaller()?;
+        Ok(report)
+    }
+
+    /// Embeds the chunks lacking a vector (no model: nothing, `None`) and brings a loaded vector index
+    /// up to them. An embedder failure is a warning: the chunks stay pending for the next run.
+    fn embed_locked(&self, writer: &mut SqliteStore, progress: &dyn Progress) -> Result<Option<EmbedReport>> {
+        if !self.cfg.wants_vectors() {
+            return Ok(None);
+        }
+        let Some(embedder) = self.embedder() else {
+            return Ok(None);
+        };
+        let report = crate::embed_pending(writer, &**embedder, self.cfg.vector.embed_batch, progress)?;
+        if let Some(e) = &report.error {
+            tracing::warn!(
+                "embedding stopped: {e}; {} chunks stay without vectors and are retried next run",
+                report.pending
+            );
+        }
+        if let Some(lane) = self.loaded_vectors() {
+            crate::sync_vectors(&*writer, &lane.index)?;
+        }
+        Ok(Some(report))
+    }
+
+    /// Catches the derived parts up with the store after captures and ingests: embeds chunks that
+    /// lack a vector (when a model is configured) into the live vector index, and syncs and reloads
+    /// the graph (when it is loaded). Cheap when nothing changed. Failures leave the previous vectors
+    /// and graph in use and are reported; the next call retries.
+    pub fn refresh_derived(&self) -> DerivedReport {
+        let mut report = DerivedReport::default();
+        let mut store = match self.deriver() {
+            Ok(s) => s,
+            Err(e) => {
+                report.errors.push(format!("store: {e}"));
+                return report;
+            }
+        };
+        let seq = match store.last_seq() {
+            Ok(s) => s,
+            Err(e) => {
+                report.errors.push(format!("store: {e}"));
+                return report;
+            }
+        };
+        if seq == self.derived_seq.load(Ordering::Acquire) {
+            return report;
+        }
+        report.changed = true;
+        let mut ok = true;
+        if let Some(lane) = self.loaded_vectors() {
+            match crate::embed_pending(&mut *store, &*lane.embedder, 32, &NoProgress) {
+                Ok(r) => {
+                    report.embedded = r.embedded;
+                    if let Some(e) = r.error {
+                        report.errors.push(format!("embedding: {e}"));
+                        ok = false;
+                    }
+                }
+                Err(e) => {
+                    report.errors.push(format!("embedding: {e}"));
+                    ok = false;
+                }
+            }
+            if let Err(e) = crate::sync_vectors(&*store, &lane.index) {
+                report.errors.push(format!("vector index: {e}"));
+                ok = false;
+            }
+        }
+        match self.refresh_graph(&mut store) {
+            Ok(reloaded) => report.graph_reloaded = reloaded,
+            Err(e) => {
+                // Keep serving the last good graph; report the failure.
+                report.errors.push(format!("graph: {e}"));
+                ok = false;
+            }
+        }
+        if ok {
+            self.derived_seq.store(seq, Ordering::Release);
+        }
+        report
+    }
+}

@@ -1,0 +1,361 @@
+//! Fusion: the lanes' candidates become one list in rank order. Every candidate gets its tag matches
+//! and recency ([`Recaller::annotate`]) and its cosine similarity, whichever lane found it; lane scores
+//! are min-max normalised and weighted, or fused by reciprocal rank ([`Fusion`]); consecutive turns
+//! lend each other score; maximal marginal relevance may re-order the head.
+
+use std::collections::{BTreeMap, HashMap};
+
+use cairn_core::LaneStatus;
+use tantivy::columnar::Column;
+use tantivy::{DocAddress, DocId, Searcher};
+
+use super::lanes::recency::Decay;
+use super::lanes::vector::VectorLane;
+use super::lanes::{Candidate, Found};
+use super::{Fusion, Recaller, lane, quantize};
+use crate::error::{Error, Result};
+use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS};
+
+/// A fused candidate: its score, its address and its parts (by lane name, and `neighbour`).
+pub(super) type Fused = (f32, DocAddress, BTreeMap<String, f32>);
+
+/// The spans over which fusion min-max normalises the lexical and vector scores, and how many tags
+/// the query has.
+struct Spans {
+    best_lex: f32,
+    floor_lex: f32,
+    best_vec: f32,
+    worst_vec: f32,
+    n_tags: f32,
+}
+
+impl Spans {
+    /// `lexical_full`: the lexical lane filled its pool.
+    fn new(
+        cands: &HashMap<DocAddress, Candidate>,
+        sims: &HashMap<DocAddress, f32>,
+        lexical_full: bool,
+        query_tags: usize,
+    ) -> Self {
+        // Both lanes are min-max normalised over the candidates, so the best of each lane scores 1 and
+        // its weakest candidate 0. The lexical floor is the pool's last score when the pool is full (a
+        // document just outside it scores about that), else 0 (every match is in: BM25 / best BM25).
+        let lex_scores = || cands.values().filter_map(|c| c.lexical.map(|l| l.0));
+        let best_lex = lex_scores().fold(0.0f32, f32::max);
+        let floor_lex = if lexical_full { lex_scores().fold(best_lex, f32::min) } else { 0.0 };
+        let best_vec = sims.values().copied().fold(f32::MIN, f32::max);
+        let worst_vec = sims.values().copied().fold(f32::MAX, f32::min);
+        let n_tags = query_tags.max(1) as f32;
+        Spans { best_lex, floor_lex, best_vec, worst_vec, n_tags }
+    }
+}
+
+impl Recaller {
+    /// Fills `matched_tags` and `recency` of every candidate from fast fields.
+    pub(super) fn annotate(
+        &self,
+        searcher: &Searcher,
+        cands: &mut HashMap<DocAddress, Candidate>,
+        query_tags: &[String],
+        need_tags: bool,
+        decay: &Decay,
+    ) -> Result<()> {
+        let mut per_segment: BTreeMap<u32, Vec<DocAddress>> = BTreeMap::new();
+        for addr in cands.keys() {
+            per_segment.entry(addr.segment_ord).or_default().push(*addr);
+        }
+        for (ord, addrs) in per_segment {
+            let reader = searcher.segment_reader(ord);
+            let ff = reader.fast_fields();
+            let created = ff.i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            let tags_col =
+                if need_tags { ff.str(F_TAGS).map_err(Error::engine("read fast field"))? } else { None };
+            let tag_ords: Vec<Option<u64>> = match &tags_col {
+                Some(col) => query_tags.iter().map(|t| col.dictionary().term_ord(t).ok().flatten()).collect(),
+                None => vec![None; query_tags.len()],
+            };
+            for addr in addrs {
+                let c = cands.get_mut(&addr).expect("candidate exists");
+                c.recency = decay.of(created.first(addr.doc_id).unwrap_or(0));
+                if let Some(col) = &tags_col {
+                    let doc_ords: Vec<u64> = col.term_ords(addr.doc_id).collect();
+                    c.matched_tags = tag_ords
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| o.is_some_and(|o| doc_ords.contains(&o)))
+                        .map(|(i, _)| i)
+                        .collect();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every candidate's cosine similarity to the query (with `query_vec`, when the vector lane ran):
+    /// the vector lane's score, or for a candidate of another lane its stored vector's, so that a
+    /// lexical match just outside the vector pool is not scored as dissimilar.
+    pub(super) fn similarities(
+        &self,
+        searcher: &Searcher,
+        found: &mut Found,
+        query_vec: Option<&[f32]>,
+    ) -> HashMap<DocAddress, f32> {
+        let cands = &found.cands;
+        let mut sims: HashMap<DocAddress, f32> =
+            cands.iter().filter_map(|(a, c)| c.vector.map(|v| (*a, v.0))).collect();
+        if let (Some(qv), Some(v)) = (query_vec, &self.vectors) {
+            let missing: Vec<DocAddress> =
+                cands.iter().filter(|(_, c)| c.vector.is_none()).map(|(a, _)| *a).collect();
+            match self.chunk_ids(searcher, &missing) {
+                Ok(ids) => {
+                    let index = v.index.read().unwrap_or_else(|e| e.into_inner());
+                    for (addr, id) in missing.iter().zip(ids) {
+                        if let Some(vec) = id.as_deref().and_then(|id| index.vector(id)) {
+                            sims.insert(*addr, cairn_vector::kernel::dot(qv, vec));
+                        }
+                    }
+                }
+                Err(e) => found.warnings.push(format!("reading chunk ids for fusion failed: {e}")),
+            }
+        }
+        sims
+    }
+
+    /// Every candidate with its fused score (see [`Fusion`]) and its parts, all rounded to 5 decimals,
+    /// in no particular order. `sims`: the candidates' similarities ([`Recaller::similarities`]);
+    /// `lexical_full`: the lexical lane filled its pool; `query_tags`: how many tags the query has;
+    /// `vector_weight`: the vector lane's weight (when it ran only as the semantic fallback, the
+    /// lexical lane's, at least 1).
+    pub(super) fn fuse(
+        &self,
+        found: &Found,
+        sims: &HashMap<DocAddress, f32>,
+        lexical_full: bool,
+        query_tags: usize,
+        vector_weight: f32,
+    ) -> Vec<Fused> {
+        let s = &self.settings;
+        let cands = &found.cands;
+        let Spans { best_lex, floor_lex, best_vec, worst_vec, n_tags } =
+            Spans::new(cands, sims, lexical_full, query_tags);
+        let recency_on = s.lane_on(lane::RECENCY)
+            && found.lanes.iter().any(|l| l.name == lane::RECENCY && l.status == LaneStatus::Ok);
+        let mut fused: Vec<Fused> = Vec::with_capacity(cands.len());
+        let mut by_recency: Vec<(f32, DocAddress)> = cands.iter().map(|(a, c)| (c.recency, *a)).collect();
+        by_recency.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let recency_rank: HashMap<DocAddress, usize> =
+            by_recency.iter().enumerate().map(|(i, (_, a))| (*a, i)).collect();
+        for (addr, c) in cands {
+            let mut parts = BTreeMap::new();
+            let lex = c.lexical.map(|(sc, _)| {
+                if best_lex > floor_lex { (sc - floor_lex) / (best_lex - floor_lex) } else { 1.0 }
+            });
+            let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / n_tags);
+            // Min-max over every candidate's similarity: cosine similarities of one query crowd together.
+            let sim = sims.get(addr).copied();
+            let vec = sim
+                .map(|sc| if best_vec > worst_vec { (sc - worst_vec) / (best_vec - worst_vec) } else { 1.0 });
+            if let Some(l) = lex {
+                parts.insert(lane::LEXICAL.to_owned(), l);
+            }
+            if let Some(sim) = sim {
+                parts.insert(lane::VECTOR.to_owned(), sim);
+            }
+            if let Some(t) = tag {
+                parts.insert(lane::TAGS.to_owned(), t);
+            }
+            if recency_on {
+                parts.insert(lane::RECENCY.to_owned(), c.recency);
+            }
+            let w = &s.weights;
+            let score = match s.fusion {
+                Fusion::Weighted => {
+                    w.lexical * lex.unwrap_or(0.0)
+                        + vector_weight * vec.unwrap_or(0.0)
+                        + w.tags * tag.unwrap_or(0.0)
+                        + if recency_on { w.recency * c.recency } else { 0.0 }
+                }
+                Fusion::Rrf { k } => {
+                    let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
+                    c.lexical.map_or(0.0, |(_, r)| w.lexical * rrf(r))
+                        + c.vector.map_or(0.0, |(_, r)| vector_weight * rrf(r))
+                        + c.tags.map_or(0.0, |(_, r)| w.tags * rrf(r))
+                        + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
+                }
+            };
+            // Scores are rounded to 5 decimals: BM25 statistics summed over segments differ in the last
+            // bit between index layouts, and output must not depend on the layout.
+            for v in parts.values_mut() {
+                *v = quantize(*v);
+            }
+            fused.push((quantize(score), *addr, parts));
+        }
+        fused
+    }
+
+    /// Puts `fused` in rank order: scores lent between consecutive turns (when `lending`), best first
+    /// (ties by address), then the head re-ordered by maximal marginal relevance when it is configured
+    /// and the query has a vector (`query_vec`).
+    pub(super) fn order(
+        &self,
+        searcher: &Searcher,
+        fused: &mut Vec<Fused>,
+        warnings: &mut Vec<String>,
+        lending: bool,
+        query_vec: bool,
+        k: usize,
+    ) {
+        let s = &self.settings;
+        // Without a linked turn in the index there is nothing to lend (every previous key is 0).
+        if lending
+            && fused.len() > 1
+            && let Err(e) = self.lend_neighbour_scores(searcher, fused, s.neighbour_boost)
+        {
+            warnings.push(format!("reading turn links failed: {e}"));
+        }
+        fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        if s.mmr_lambda < 1.0
+            && query_vec
+            && let Some(v) = &self.vectors
+        {
+            self.mmr(v, searcher, fused, k, s.mmr_lambda);
+        }
+    }
+
+    /// The chunk ids at `addrs` (from the `chunk_id` fast field), `None` where unreadable. Ordinals are
+    /// resolved in sorted batches per segment: one pass over the dictionary blocks.
+    fn chunk_ids(&self, searcher: &Searcher, addrs: &[DocAddress]) -> Result<Vec<Option<String>>> {
+        let mut out: Vec<Option<String>> = vec![None; addrs.len()];
+        let mut per_segment: BTreeMap<u32, Vec<(u64, usize)>> = BTreeMap::new();
+        for (i, addr) in addrs.iter().enumerate() {
+            per_segment.entry(addr.segment_ord).or_default().push((u64::from(addr.doc_id), i));
+        }
+        for (seg, docs) in per_segment {
+            let reader = searcher.segment_reader(seg);
+            let Some(col) = reader.fast_fields().str(F_CHUNK_ID).map_err(Error::engine("read fast field"))?
+            else {
+                continue;
+            };
+            let mut ords: Vec<(u64, usize)> = docs
+                .iter()
+                .filter_map(|&(doc, i)| col.term_ords(doc as DocId).next().map(|ord| (ord, i)))
+                .collect();
+            ords.sort_unstable();
+            let sorted: Vec<u64> = ords.iter().map(|(o, _)| *o).collect();
+            let mut next = ords.iter().map(|(_, i)| *i);
+            col.dictionary()
+                .sorted_ords_to_term_cb(&sorted, |bytes| {
+                    if let Some(i) = next.next() {
+                        out[i] = std::str::from_utf8(bytes).ok().map(str::to_owned);
+                    }
+                })
+                .map_err(|e| Error::Engine { action: "read fast field", source: e.into() })?;
+        }
+        Ok(out)
+    }
+
+    /// Adds to each candidate `boost ×` the best fused score among the candidates that are the turn just
+    /// before it or just after it in its session (through the items' sequence keys), recorded as the
+    /// `neighbour` part. Scores lent are the fused scores before any lending, so the order of candidates
+    /// does not matter.
+    fn lend_neighbour_scores(&self, searcher: &Searcher, fused: &mut [Fused], boost: f32) -> Result<()> {
+        let mut keys: Vec<(u64, u64)> = vec![(0, 0); fused.len()];
+        let mut columns: HashMap<u32, (Column<u64>, Column<u64>)> = HashMap::new();
+        for (i, (_, addr, _)) in fused.iter().enumerate() {
+            let cols = match columns.entry(addr.segment_ord) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+                    let item = ff.u64(F_ITEM_KEY).map_err(Error::engine("read fast field"))?;
+                    let previous = ff.u64(F_PREVIOUS_KEY).map_err(Error::engine("read fast field"))?;
+                    e.insert((item, previous))
+                }
+            };
+            keys[i] = (cols.0.first(addr.doc_id).unwrap_or(0), cols.1.first(addr.doc_id).unwrap_or(0));
+        }
+        if keys.iter().all(|&(_, previous)| previous == 0) {
+            return Ok(());
+        }
+        // Best score of each item among the candidates, and of the candidates that follow each item.
+        let mut best: HashMap<u64, f32> = HashMap::new();
+        let mut best_next: HashMap<u64, f32> = HashMap::new();
+        for (&(item, previous), (score, _, _)) in keys.iter().zip(fused.iter()) {
+            if item != 0 {
+                let b = best.entry(item).or_insert(f32::MIN);
+                *b = b.max(*score);
+            }
+            if previous != 0 {
+                let b = best_next.entry(previous).or_insert(f32::MIN);
+                *b = b.max(*score);
+            }
+        }
+        for (&(item, previous), (score, _, parts)) in keys.iter().zip(fused.iter_mut()) {
+            let before = (previous != 0).then(|| best.get(&previous)).flatten().copied();
+            let after = (item != 0).then(|| best_next.get(&item)).flatten().copied();
+            let lent = match (before, after) {
+                (Some(a), Some(b)) => a.max(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => continue,
+            };
+            let part = quantize(boost * lent.max(0.0));
+            if part > 0.0 {
+                parts.insert(lane::NEIGHBOUR.to_owned(), part);
+                *score = quantize(*score + part);
+            }
+        }
+        Ok(())
+    }
+
+    /// Re-orders the head of `fused` by maximal marginal relevance (chunks without a vector keep their
+    /// relevance and are never penalised).
+    fn mmr(&self, v: &VectorLane, searcher: &Searcher, fused: &mut Vec<Fused>, k: usize, lambda: f32) {
+        let head = fused.len().min(k.max(1) * 3);
+        if head < 2 {
+            return;
+        }
+        let Ok(index) = v.index.read() else { return };
+        let best = fused[0].0.max(f32::MIN_POSITIVE);
+        let vecs: Vec<Option<Vec<f32>>> = fused[..head]
+            .iter()
+            .map(|(_, addr, _)| {
+                let doc = searcher.doc::<tantivy::TantivyDocument>(*addr).ok()?;
+                let id =
+                    tantivy::schema::Value::as_str(&doc.get_first(self.index.fields.chunk_id)?)?.to_owned();
+                index.vector(&id).map(<[f32]>::to_vec)
+            })
+            .collect();
+        drop(index);
+        let mut rest: Vec<usize> = (0..head).collect();
+        let mut order: Vec<usize> = Vec::with_capacity(head);
+        while !rest.is_empty() {
+            let mut pick = 0;
+            let mut pick_score = f32::NEG_INFINITY;
+            for (i, &c) in rest.iter().enumerate() {
+                let rel = fused[c].0 / best;
+                let red = match &vecs[c] {
+                    Some(vc) => order
+                        .iter()
+                        .filter_map(|&o| vecs[o].as_ref())
+                        .map(|vo| cairn_vector::kernel::dot(vc, vo))
+                        .fold(0.0f32, f32::max),
+                    None => 0.0,
+                };
+                let score = lambda * rel - (1.0 - lambda) * red;
+                if score > pick_score {
+                    pick_score = score;
+                    pick = i;
+                }
+            }
+            order.push(rest.remove(pick));
+        }
+        // The new order takes over the old scores position by position (so later sorts keep it); what is
+        // below the re-ranked head cannot reach the top k any more.
+        let scores: Vec<f32> = fused[..head].iter().map(|e| e.0).collect();
+        let reordered: Vec<_> = order.iter().map(|&i| fused[i].clone()).collect();
+        fused.truncate(head);
+        for (pos, mut e) in reordered.into_iter().enumerate() {
+            e.0 = scores[pos];
+            fused[pos] = e;
+        }
+    }
+}

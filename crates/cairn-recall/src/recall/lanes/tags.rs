@@ -1,0 +1,200 @@
+//! The tag lane: tags inferred from the query (its words, hyphen-joined runs of them, singular and
+//! plural forms, CJK substrings) that some chunk in scope carries, and the chunks carrying the most
+//! of them that fit the lane's pool.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use cairn_core::{LaneStatus, Scope};
+use tantivy::query::Scorer as _;
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, DocSet, Searcher, Term};
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::{Found, SegmentScope};
+use crate::analyzer::is_cjk;
+use crate::error::{Error, Result};
+use crate::index::F_ORDER_KEY;
+use crate::recall::topn::Scored;
+use crate::recall::{RecallQuery, Recaller, lane};
+
+impl Recaller {
+    /// The tag lane of one recall: its report, and the chunks carrying the query's tags as candidates.
+    /// Returns the query tags (empty when the lane is off).
+    pub(in crate::recall) fn tag_step(
+        &self,
+        searcher: &Searcher,
+        q: &RecallQuery,
+        found: &mut Found,
+        pool: usize,
+    ) -> Vec<String> {
+        let started = Instant::now();
+        if !self.settings.lane_on(lane::TAGS) {
+            found.skipped(lane::TAGS, started);
+            return Vec::new();
+        }
+        match self.infer_tags(searcher, &q.text, &q.scope).and_then(|tags| {
+            let top = if tags.is_empty() { Vec::new() } else { self.tag_lane(searcher, &tags, q, pool)? };
+            Ok((tags, top))
+        }) {
+            Ok((tags, top)) => {
+                let status = if tags.is_empty() { LaneStatus::Skipped } else { LaneStatus::Ok };
+                found.ran(lane::TAGS, status, top.len(), started);
+                found.enter(top.iter().map(|c| (c.addr, c.score)), |c| &mut c.tags);
+                tags
+            }
+            Err(e) => {
+                found.failed(lane::TAGS, started, e);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Query tags: query words (and hyphen-joined runs of 2–3 words, and singular/plural forms) that are
+    /// tags of at least one chunk in scope.
+    fn infer_tags(&self, searcher: &Searcher, text: &str, scope: &Scope) -> Result<Vec<String>> {
+        let f = &self.index.fields;
+        let words: Vec<String> = text
+            .unicode_words()
+            .map(|w| w.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'"))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut candidates: Vec<String> = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            if w.chars().any(is_cjk) {
+                continue;
+            }
+            if !crate::analyzer::STOP_WORDS.contains(&w.as_str()) {
+                candidates.push(w.clone());
+                candidates.push(format!("{w}s"));
+                if let Some(stripped) = w.strip_suffix('s').filter(|s| s.len() > 2) {
+                    candidates.push(stripped.to_owned());
+                }
+            }
+            if i + 1 < words.len() {
+                candidates.push(format!("{w}-{}", words[i + 1]));
+                if i + 2 < words.len() {
+                    candidates.push(format!("{w}-{}-{}", words[i + 1], words[i + 2]));
+                }
+            }
+        }
+        // CJK has no spaces: every substring (up to 8 characters) of a CJK run may be a tag.
+        let chars: Vec<char> = text.chars().take(2048).collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if !is_cjk(chars[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i]) {
+                i += 1;
+            }
+            for a in start..i {
+                for b in a + 1..=(a + 8).min(i) {
+                    candidates.push(chars[a..b].iter().collect::<String>().to_lowercase());
+                }
+            }
+        }
+        let mut found = Vec::new();
+        let mut seen = BTreeSet::new();
+        for c in candidates {
+            if !seen.insert(c.clone()) {
+                continue;
+            }
+            let term = Term::from_field_text(f.tags, &c);
+            if searcher.doc_freq(&term).map_err(Error::engine("search"))? == 0 {
+                continue;
+            }
+            if self.any_in_scope(searcher, &term, scope)? {
+                found.push(c);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Whether any alive chunk in scope has `term`.
+    fn any_in_scope(&self, searcher: &Searcher, term: &Term, scope: &Scope) -> Result<bool> {
+        for reader in searcher.segment_readers() {
+            let seg = SegmentScope::new(reader, scope)?;
+            if seg.excludes_all() {
+                continue;
+            }
+            let inv = reader.inverted_index(term.field()).map_err(Error::engine("search"))?;
+            let Some(mut postings) = inv
+                .read_postings(term, IndexRecordOption::Basic)
+                .map_err(|e| Error::Engine { action: "search", source: e.into() })?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != tantivy::TERMINATED {
+                if seg.admits(doc) {
+                    return Ok(true);
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(false)
+    }
+
+    /// Chunks carrying the query tags, most tags first; recency re-ranks them in fusion. When more
+    /// chunks tie at the pool's lowest score than the pool holds, none of those tied chunks is kept:
+    /// which of them would fit depends on index order, which differs between two builds of the same
+    /// store, and tags that many chunks share tell nothing apart (their part still goes to the
+    /// candidates of other lanes). So the lane gives the chunks (in scope) carrying at least `m` of the
+    /// tags for the smallest `m` for which they fit in the pool: it counts, for `m` = 1, 2, …, the
+    /// chunks carrying `m` tags or more, up to one more than the pool holds.
+    fn tag_lane(
+        &self,
+        searcher: &Searcher,
+        tags: &[String],
+        q: &RecallQuery,
+        pool: usize,
+    ) -> Result<Vec<Scored>> {
+        let f = &self.index.fields;
+        let mut segments = Vec::new();
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let seg = SegmentScope::new(reader, &q.scope)?;
+            if !seg.excludes_all() {
+                let keys = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
+                segments.push((ord as u32, seg, keys));
+            }
+        }
+        for least in 1..=tags.len() {
+            let clauses: Vec<(Occur, Box<dyn Query>)> = tags
+                .iter()
+                .map(|t| {
+                    let tq = TermQuery::new(Term::from_field_text(f.tags, t), IndexRecordOption::Basic);
+                    (Occur::Should, Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>)
+                })
+                .collect();
+            let query = BooleanQuery::with_minimum_required_clauses(clauses, least);
+            let weight = query
+                .weight(EnableScoring::enabled_from_searcher(searcher))
+                .map_err(Error::engine("search"))?;
+            let mut found = Vec::with_capacity(pool + 1);
+            'segments: for (ord, seg, keys) in &segments {
+                let reader = searcher.segment_reader(*ord);
+                let mut scorer = weight.scorer(reader, 1.0).map_err(Error::engine("search"))?;
+                let mut doc = scorer.doc();
+                while doc != tantivy::TERMINATED {
+                    if seg.admits(doc) {
+                        let key = keys.first(doc).unwrap_or(0);
+                        found.push(Scored { score: scorer.score(), key, addr: DocAddress::new(*ord, doc) });
+                        if found.len() > pool {
+                            break 'segments;
+                        }
+                    }
+                    doc = scorer.advance();
+                }
+            }
+            if found.len() <= pool {
+                found.sort_unstable();
+                return Ok(found);
+            }
+        }
+        Ok(Vec::new())
+    }
+}

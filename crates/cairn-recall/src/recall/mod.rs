@@ -1,0 +1,434 @@
+//! The read side: [`Recaller`] answers a [`RecallQuery`] from the index. This module holds the public
+//! types (query, result, settings, lane names) and [`Recaller::recall`], which runs the steps of a
+//! recall in order; each step lives with its concept:
+//!
+//! - [`lanes`]: the lexical, vector, tag and recency lanes, each finding candidates in scope;
+//! - [`topn`]: the candidates' order and the bounded pools the lanes fill;
+//! - [`read_ahead`]: hits read from the doc store, ahead on the helper thread when a recall runs alone;
+//! - [`fusion`]: the lanes' candidates fused into one ranked list (weighted or RRF, neighbour lending,
+//!   MMR);
+//! - [`ties`]: the cut to `k`, ties broken by chunk id;
+//! - [`hits`]: the hits read and explained (`why`).
+
+mod fusion;
+mod hits;
+mod lanes;
+mod read_ahead;
+mod ties;
+mod topn;
+
+use std::sync::{Arc, Mutex};
+
+use cairn_core::helper;
+use cairn_core::{Hit, LaneReport, Millis, Scope};
+use serde::{Deserialize, Serialize};
+use tantivy::{DocAddress, IndexReader, ReloadPolicy, Searcher};
+
+use lanes::Found;
+pub(crate) use lanes::SegmentScope;
+use lanes::recency::{ByDate, Decay};
+pub use lanes::vector::VectorLane;
+use lanes::vector::{PendingQuery, embed_query};
+use read_ahead::{HitReader, Stores};
+use ties::IdRanks;
+
+use crate::error::{Error, Result};
+use crate::index::{F_PREVIOUS_KEY, RecallIndex};
+use crate::stats::ScopeCounts;
+
+/// Lane names, as they appear in [`Hit::parts`], [`cairn_core::Why::lanes`] and [`LaneReport::name`].
+pub mod lane {
+    /// BM25 over title and body.
+    pub const LEXICAL: &str = "lexical";
+    /// Cosine similarity of the query's embedding to the chunks' embeddings.
+    pub const VECTOR: &str = "vector";
+    /// Tags inferred from the query.
+    pub const TAGS: &str = "tags";
+    /// Exponential decay by age.
+    pub const RECENCY: &str = "recency";
+    /// Score lent by the turn just before or after in the same session (not a lane of its own: it
+    /// only moves candidates the lanes found).
+    pub const NEIGHBOUR: &str = "neighbour";
+}
+
+/// `x` rounded to 5 decimals (scores are compared and printed at this precision).
+fn quantize(x: f32) -> f32 {
+    ((f64::from(x) * 1e5).round() / 1e5) as f32
+}
+
+/// How lane scores become one score.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Fusion {
+    /// `Σ weight × part`, each part normalised to `[0, 1]`: lexical and vector scores min-max over the
+    /// candidates (every candidate gets its cosine similarity, whichever lane found it).
+    Weighted,
+    /// Reciprocal rank fusion: `Σ weight / (k + rank in lane)`, for lanes whose scores do not compare.
+    Rrf {
+        /// The RRF constant (60 in the original paper).
+        k: f32,
+    },
+}
+
+/// Relative weight of each lane in the fused score; 0 turns a lane off.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LaneWeights {
+    /// BM25 lane.
+    pub lexical: f32,
+    /// Vector lane (used when an embedding model is configured).
+    pub vector: f32,
+    /// Tag lane.
+    pub tags: f32,
+    /// Recency lane.
+    pub recency: f32,
+}
+
+impl Default for LaneWeights {
+    fn default() -> Self {
+        LaneWeights { lexical: 1.0, vector: 1.0, tags: 0.3, recency: 0.1 }
+    }
+}
+
+impl LaneWeights {
+    /// Lexical only.
+    pub fn lexical_only() -> Self {
+        LaneWeights { lexical: 1.0, vector: 0.0, tags: 0.0, recency: 0.0 }
+    }
+
+    /// Vector only.
+    pub fn vector_only() -> Self {
+        LaneWeights { lexical: 0.0, vector: 1.0, tags: 0.0, recency: 0.0 }
+    }
+
+    /// The weight of a lane by name (0 for an unknown name).
+    pub fn get(&self, lane: &str) -> f32 {
+        match lane {
+            lane::LEXICAL => self.lexical,
+            lane::VECTOR => self.vector,
+            lane::TAGS => self.tags,
+            lane::RECENCY => self.recency,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Every lane name, in report order.
+pub const ALL_LANES: [&str; 4] = [lane::LEXICAL, lane::VECTOR, lane::TAGS, lane::RECENCY];
+
+/// Tunables of recall, resolved once (from config) and passed to [`Recaller`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecallSettings {
+    /// Lane weights.
+    pub weights: LaneWeights,
+    /// How lanes are fused.
+    pub fusion: Fusion,
+    /// Half-life of the recency decay, in days.
+    pub half_life_days: f64,
+    /// Multiplier of BM25 on the title field relative to the body (0: the title is not searched).
+    pub title_boost: f32,
+    /// Multiplier of BM25 on an item's context (a turn's previous turn) relative to the body (0: the
+    /// context is not searched).
+    pub context_boost: f32,
+    /// Candidates each lane contributes before fusion (at least `k`).
+    pub pool: usize,
+    /// At most this many distinct query terms are used (the rarest ones, for very long prompts).
+    pub max_query_terms: usize,
+    /// Lanes that run (`lexical`, `vector`, `tags`, `recency`); a lane also needs a weight above 0, and
+    /// the vector lane an embedding model.
+    pub lanes: Vec<String>,
+    /// Candidates the lexical lane contributes when something can lift a lexical runner-up (at least
+    /// `pool`): the vector lane, or neighbour lending when the index holds linked turns. Otherwise the
+    /// lexical lane contributes `pool`.
+    pub lexical_pool: usize,
+    /// Candidates the vector lane contributes (at least `pool`).
+    pub vector_pool: usize,
+    /// Semantic fallback: when the lexical lane finds fewer than this many candidates, the vector lane
+    /// runs even if it is not among `lanes` (0: never).
+    pub semantic_fallback: usize,
+    /// Maximal marginal relevance re-ranking of the fused list: `λ·relevance − (1−λ)·max similarity to
+    /// the hits above` (needs vectors). 1.0 (or no model) leaves the order alone.
+    pub mmr_lambda: f32,
+    /// BM25 statistics (document frequencies) counted over the documents in the query's scope, not the
+    /// whole index, whenever the scope restricts the project or hides private items (see `stats.rs`).
+    pub scoped_statistics: bool,
+    /// Consecutive conversation turns lend each other score: a candidate gains this share of the best
+    /// fused score of the turn just before or after it in its session, when that turn is a candidate
+    /// too (an answer sits next to the question that names its subject). 0: off.
+    pub neighbour_boost: f32,
+    /// On an index of 20,000 chunks or more, a recall that runs alone in its process (no other recall,
+    /// no query embedding) shares its work with a helper thread (see `cairn_core::helper`): block-max
+    /// WAND over half the segments, and reading hits ahead while the other lanes run. The hits are the
+    /// same on one thread or two; `false` keeps every recall on the calling thread.
+    pub parallel: bool,
+}
+
+impl RecallSettings {
+    /// Whether a lane is configured to run (listed in `lanes` with a positive weight).
+    pub fn lane_on(&self, name: &str) -> bool {
+        self.weights.get(name) > 0.0 && self.lanes.iter().any(|l| l == name)
+    }
+
+    /// Keeps only `lanes` (by name) switched on; the others get weight 0.
+    pub fn only_lanes(mut self, lanes: &[&str]) -> Self {
+        self.lanes = lanes.iter().map(|l| (*l).to_owned()).collect();
+        let w = &mut self.weights;
+        for (name, weight) in [
+            (lane::LEXICAL, &mut w.lexical),
+            (lane::VECTOR, &mut w.vector),
+            (lane::TAGS, &mut w.tags),
+            (lane::RECENCY, &mut w.recency),
+        ] {
+            if !lanes.contains(&name) {
+                *weight = 0.0;
+            } else if *weight == 0.0 {
+                *weight = 1.0;
+            }
+        }
+        self
+    }
+}
+
+impl Default for RecallSettings {
+    fn default() -> Self {
+        RecallSettings {
+            weights: LaneWeights::default(),
+            fusion: Fusion::Weighted,
+            half_life_days: 30.0,
+            title_boost: 2.0,
+            context_boost: 0.3,
+            pool: 10,
+            max_query_terms: 48,
+            lanes: ALL_LANES.iter().map(|l| (*l).to_owned()).collect(),
+            lexical_pool: 50,
+            vector_pool: 30,
+            semantic_fallback: 3,
+            mmr_lambda: 1.0,
+            scoped_statistics: true,
+            neighbour_boost: 0.3,
+            parallel: true,
+        }
+    }
+}
+
+/// One recall request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecallQuery {
+    /// The prompt or question, any length, any script.
+    pub text: String,
+    /// Who is asking, over which project. Applied inside every lane.
+    pub scope: Scope,
+    /// Number of hits.
+    pub k: usize,
+    /// Number of most recent chunks in scope to return in [`RecallResult::recent`] (0: none).
+    pub recent_k: usize,
+    /// The time recency is measured from (pass it in: tests stay deterministic).
+    pub now: Millis,
+}
+
+impl RecallQuery {
+    /// A query for `k` hits in `scope`, no recent list, measured from `now`.
+    pub fn new(text: impl Into<String>, scope: Scope, k: usize, now: Millis) -> Self {
+        RecallQuery { text: text.into(), scope, k, recent_k: 0, now }
+    }
+}
+
+/// What recall found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecallResult {
+    /// Ranked hits, best first; ties broken by chunk id (exact within the lanes' candidate pools).
+    pub hits: Vec<Hit>,
+    /// The most recent chunks in scope, newest first (for the assembler's recency layer).
+    pub recent: Vec<Hit>,
+    /// Tags inferred from the query (only tags that some chunk in scope carries).
+    pub query_tags: Vec<String>,
+    /// Analysed query terms that were searched (stems and CJK bigrams).
+    pub query_terms: Vec<String>,
+    /// One report per lane, in the order lexical, vector, tags, recency.
+    pub lanes: Vec<LaneReport>,
+    /// Problems that did not stop recall (a hit that could not be read, ...). No item text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// What an index generation holds, for the lanes to skip work that cannot matter.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    /// A chunk links to a previous turn (some segment's previous-key column is above 0): neighbour
+    /// lending can lift a lexical runner-up.
+    turn_links: bool,
+    /// A chunk has a context (the context field holds tokens): its BM25 clauses can match.
+    contexts: bool,
+}
+
+/// Documents from which a recall uses the helper thread (for block-max WAND over part of the
+/// segments, and to read hits ahead): below, handing work over costs about what it saves.
+const PARALLEL_FROM: u64 = 20_000;
+
+/// Answers [`RecallQuery`]s from a [`RecallIndex`] (and a [`VectorLane`], when a model is configured)
+/// without touching the store.
+///
+/// Cheap to share (`&self` everywhere); call [`Recaller::reload`] after a writer commits.
+pub struct Recaller {
+    index: RecallIndex,
+    reader: IndexReader,
+    settings: RecallSettings,
+    recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
+    stores: Mutex<Option<(u64, Stores)>>,
+    shape: Mutex<Option<(u64, Shape)>>,
+    id_ranks: Mutex<Option<(u64, Option<IdRanks>)>>,
+    vectors: Option<VectorLane>,
+    scope_counts: Arc<ScopeCounts>,
+}
+
+impl std::fmt::Debug for Recaller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recaller").field("index", &self.index).field("settings", &self.settings).finish()
+    }
+}
+
+impl Recaller {
+    /// A recaller over `index` with `settings`. Reads the last committed state; see [`Recaller::reload`].
+    pub fn new(index: &RecallIndex, settings: RecallSettings) -> Result<Recaller> {
+        let reader = index
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(Error::engine("open reader"))?;
+        Ok(Recaller {
+            index: index.clone(),
+            reader,
+            settings,
+            recent_cache: Mutex::new(None),
+            stores: Mutex::new(None),
+            shape: Mutex::new(None),
+            id_ranks: Mutex::new(None),
+            vectors: None,
+            scope_counts: Default::default(),
+        })
+    }
+
+    /// Adds the vector lane (or removes it with `None`).
+    pub fn with_vectors(mut self, lane: Option<VectorLane>) -> Self {
+        self.vectors = lane;
+        self
+    }
+
+    /// The vector lane, when one is attached.
+    pub fn vectors(&self) -> Option<&VectorLane> {
+        self.vectors.as_ref()
+    }
+
+    /// Picks up the writer's latest commit.
+    pub fn reload(&self) -> Result<()> {
+        self.reader.reload().map_err(Error::engine("reload reader"))
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> &RecallSettings {
+        &self.settings
+    }
+
+    /// Number of chunks visible to this recaller (all scopes).
+    pub fn num_chunks(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Runs every enabled lane and fuses them. Never fails: a failing lane is reported as
+    /// [`LaneStatus::Failed`] in [`RecallResult::lanes`] and the others still contribute.
+    ///
+    /// [`LaneStatus::Failed`]: cairn_core::LaneStatus::Failed
+    pub fn recall(&self, q: &RecallQuery) -> RecallResult {
+        match &self.vectors {
+            // The query embedding (milliseconds of model time) runs on a second thread while the
+            // lexical, tag and recency lanes run on this one.
+            Some(v) if self.settings.lane_on(lane::VECTOR) => std::thread::scope(|sc| {
+                let pending = sc.spawn(|| embed_query(v, &q.text));
+                let join: PendingQuery<'_> = Box::new(move || {
+                    pending.join().unwrap_or_else(|_| Err("the embedder panicked".to_owned()))
+                });
+                self.recall_with(q, Some(join))
+            }),
+            _ => self.recall_with(q, None),
+        }
+    }
+
+    /// One recall: the lanes in order (lexical, vector, tags, recency; the query vector may be
+    /// `pending` on another thread), fusion, the cut to `k`, the hits.
+    fn recall_with(&self, q: &RecallQuery, pending: Option<PendingQuery<'_>>) -> RecallResult {
+        let _running = helper::running();
+        let searcher = self.reader.searcher();
+        let s = &self.settings;
+        // The helper thread takes part on a large index when nothing else runs: no other recall, and
+        // no query embedding (its thread has the other core).
+        let parallel =
+            s.parallel && pending.is_none() && searcher.num_docs() >= PARALLEL_FROM && helper::alone();
+        let pool = s.pool.max(q.k);
+        // The deeper lexical pool serves what can lift a lexical runner-up: hybrid fusion, and lending
+        // between linked turns. Without either, the smaller pool lets block-max WAND prune sooner.
+        let hybrid = self.vectors.is_some() && s.lane_on(lane::VECTOR);
+        let lending = s.neighbour_boost > 0.0 && self.shape(&searcher).turn_links;
+        let lexical_pool = if hybrid || lending { s.lexical_pool.max(pool) } else { pool };
+        let mut found = Found::default();
+        let terms = self.query_terms(&searcher, &q.text);
+        let stores = self.stores(&searcher);
+        // The recent list (from a list sorted once per index generation): its hits are read ahead.
+        let recent_list =
+            if q.recent_k > 0 { Some(self.recent(&searcher, &q.scope, q.recent_k)) } else { None };
+        let mut ahead: Vec<DocAddress> =
+            recent_list.iter().flat_map(|r| r.iter().flatten().map(|(_, a)| *a)).collect();
+        ahead.extend(self.lexical_step(&searcher, q, &mut found, &terms, lexical_pool, parallel));
+        let lexical_found = found.cands.len();
+        // The helper thread, free again, reads hits ahead while this one runs the other lanes.
+        let reader = HitReader::new(&searcher, stores, parallel.then_some(ahead));
+        let (query_vec, vector_weight) = self.vector_step(&searcher, q, &mut found, pool, pending);
+        let query_tags = self.tag_step(&searcher, q, &mut found, pool);
+        // Tag matches and recency for every candidate, from fast fields.
+        let decay = Decay::new(s.half_life_days, q.now);
+        let need_tags = !query_tags.is_empty();
+        if let Err(e) = self.annotate(&searcher, &mut found.cands, &query_tags, need_tags, &decay) {
+            found.warnings.push(format!("reading tags and dates failed: {e}"));
+        }
+        let recent = self.recency_step(q, &mut found, recent_list, &reader, &decay);
+        let sims = self.similarities(&searcher, &mut found, query_vec.as_deref());
+        let lexical_full = lexical_found >= lexical_pool;
+        let mut fused = self.fuse(&found, &sims, lexical_full, query_tags.len(), vector_weight);
+        self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
+        let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
+        let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);
+        let hits = self.best_explained(&searcher, hits, &terms, q.k, &mut found.warnings);
+        RecallResult {
+            hits,
+            recent,
+            query_tags,
+            query_terms: terms.into_iter().map(|t| t.term).collect(),
+            lanes: found.lanes,
+            warnings: found.warnings,
+        }
+    }
+
+    /// What this index generation holds ([`Shape`]); read once per generation.
+    fn shape(&self, searcher: &Searcher) -> Shape {
+        let generation = searcher.generation().generation_id();
+        let mut cache = self.shape.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, shape)) = *cache
+            && g == generation
+        {
+            return shape;
+        }
+        let readers = searcher.segment_readers();
+        let shape = Shape {
+            // Errors count as present: the caller then does the general thing.
+            turn_links: readers
+                .iter()
+                .any(|r| r.fast_fields().u64(F_PREVIOUS_KEY).map_or(true, |c| c.max_value() > 0)),
+            contexts: readers.iter().any(|r| {
+                r.inverted_index(self.index.fields.context).map_or(true, |inv| inv.total_num_tokens() > 0)
+            }),
+        };
+        *cache = Some((generation, shape));
+        shape
+    }
+}
