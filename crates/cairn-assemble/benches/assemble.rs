@@ -2,10 +2,8 @@
 //!
 //! `cargo bench -p cairn-assemble --bench assemble`
 
-use std::collections::BTreeMap;
-
 use cairn_assemble::{AssembleRequest, CountCache, Format, Level, assemble, assemble_with};
-use cairn_core::{Audience, Hit, ItemKind, Provenance, Why, content_hash};
+use cairn_core::{Audience, Hit, ItemKind};
 use divan::{Bencher, black_box};
 
 fn main() {
@@ -80,23 +78,15 @@ fn prose(seed: u64, words: usize) -> String {
 }
 
 fn hit(i: u64, words: usize) -> Hit {
-    let text = prose(i, words);
-    Hit {
-        chunk_id: format!("memory-file:memory/daily/{i:03}.md#0"),
-        item_id: format!("memory-file:memory/daily/{i:03}.md"),
-        project: "default".into(),
-        kind: if i.is_multiple_of(2) { ItemKind::Turn } else { ItemKind::Section },
-        title: format!("Note {i}: {}", prose(i + 1000, 5)),
-        content_hash: content_hash(text.as_bytes()),
-        text,
-        tags: vec!["memory".into(), format!("t{}", i % 7)],
-        audience: Audience::Private,
-        provenance: Provenance::File { path: format!("memory/daily/{i:03}.md"), line_start: 1, line_end: 40 },
-        created_at: 1_773_792_000_000 - i as i64 * 3_600_000,
-        score: 1.0 / (1.0 + i as f32),
-        parts: BTreeMap::new(),
-        why: Why::default(),
-    }
+    cairn_test::item(format!("memory-file:memory/daily/{i:03}.md"))
+        .kind(if i.is_multiple_of(2) { ItemKind::Turn } else { ItemKind::Section })
+        .title(format!("Note {i}: {}", prose(i + 1000, 5)))
+        .text(prose(i, words))
+        .tags(["memory".to_owned(), format!("t{}", i % 7)])
+        .audience(Audience::Private)
+        .file(format!("memory/daily/{i:03}.md"), 1, 40)
+        .created_at(1_773_792_000_000 - i as i64 * 3_600_000)
+        .hit(1.0 / (1.0 + i as f32))
 }
 
 /// 40 topic hits (turn-sized and section-sized, alternating) and 10 recent ones.

@@ -109,9 +109,35 @@ impl Default for Settings {
     }
 }
 
-/// `CAIRN_*` variables that are not settings (flags' env fallbacks, script and test knobs).
-const NOT_SETTINGS: &[&str] =
-    &["config", "pypi_url", "demo_dir", "model_data_dir", "test_model_dir", "allow_no_model"];
+/// The top-level keys of [`Settings`]: a `CAIRN_*` variable is a setting only when it names one of these
+/// (`CAIRN_HARVEST__DEFAULT_PROJECT`). Any other `CAIRN_*` variable (flags' env fallbacks, scripts' and
+/// tests' knobs, a typo) is left alone, with a warning when it looks like a nested setting.
+const SECTIONS: &[&str] = &[
+    "data_dir",
+    "workspace",
+    "harvest",
+    "capture",
+    "watch",
+    "recall",
+    "context",
+    "graph",
+    "route",
+    "embed",
+    "vector",
+    "serve",
+];
+
+/// `CAIRN_*` variables that are not settings and are expected (flags' env fallbacks, script knobs).
+const KNOWN_OTHERS: &[&str] =
+    &["config", "pypi_url", "demo_dir", "model_data_dir", "test_model_dir", "allow_no_model", "e2e_cache"];
+
+/// Whether the `CAIRN_`-stripped variable name `key` is a setting
+/// (figment may already have turned `__` into `.`), in any case.
+fn is_setting(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let section = key.split("__").next().unwrap_or_default().split('.').next().unwrap_or_default();
+    SECTIONS.contains(&section)
+}
 
 impl Settings {
     /// The SQLite store file.
@@ -138,7 +164,13 @@ impl Settings {
             figment = figment.merge(Toml::file(path));
             base = path.parent().map(Path::to_path_buf);
         }
-        figment = figment.merge(Env::prefixed("CAIRN_").split("__").ignore(NOT_SETTINGS));
+        for (name, _) in std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v))) {
+            let Some(key) = name.strip_prefix("CAIRN_").map(str::to_ascii_lowercase) else { continue };
+            if !is_setting(&key) && !KNOWN_OTHERS.contains(&key.as_str()) {
+                eprintln!("warning: ignoring `{name}`: not a setting (settings are CAIRN_<SECTION>__<KEY>)");
+            }
+        }
+        figment = figment.merge(Env::prefixed("CAIRN_").split("__").filter(|k| is_setting(k.as_str())));
         let mut settings: Settings = figment.extract().with_context(|| match &config_path {
             Some(p) => format!("invalid settings (from `{}` or CAIRN_* env)", p.display()),
             None => "invalid settings (from CAIRN_* env)".to_owned(),
@@ -187,6 +219,16 @@ impl From<&Settings> for EngineConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_known_sections_are_settings() {
+        for key in ["harvest__default_project", "serve__token", "data_dir", "embed__provider"] {
+            assert!(is_setting(key), "{key}");
+        }
+        for key in ["serve_token", "e2e_cache", "config", "harvests__x", "foo"] {
+            assert!(!is_setting(key), "{key}");
+        }
+    }
 
     /// The commented `cairn.toml` of `cairn init` shows every default; it must show the ones the code
     /// has (defaults are written once, in the code, and this keeps the template honest).

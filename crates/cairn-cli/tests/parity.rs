@@ -131,7 +131,10 @@ async fn http(client: &reqwest::Client, url: &str, body: Value) -> Value {
 
 async fn compare(env: &Env, queries: &[&str]) {
     let (mut child, url) = env.serve();
-    let client = reqwest::Client::new();
+    let token = std::fs::read_to_string(env.data.join("serve.token")).unwrap();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let client = reqwest::Client::builder().default_headers(headers).build().unwrap();
     let mut checked = 0;
     for query in queries {
         for format in ["markdown", "xml", "json"] {

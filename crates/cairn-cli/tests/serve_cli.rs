@@ -128,6 +128,17 @@ async fn mcp_client_lists_and_calls_every_tool() {
 struct Served {
     child: Child,
     url: String,
+    /// The token the daemon generated into its data dir on first start.
+    token: String,
+}
+
+impl Served {
+    /// A client that sends the daemon's token, as a local host (the OpenClaw plugin) does.
+    fn client(&self) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {}", self.token).parse().unwrap());
+        reqwest::Client::builder().default_headers(headers).build().unwrap()
+    }
 }
 
 fn serve(dir: &Path) -> Served {
@@ -156,7 +167,8 @@ fn serve_with(dir: &Path, env: &[(&str, &Path)]) -> Served {
     };
     // Keep draining stderr so the daemon never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    Served { child, url }
+    let token = std::fs::read_to_string(dir.join("data/serve.token")).expect("the daemon wrote its token");
+    Served { child, url, token }
 }
 
 fn sigterm(mut s: Served) {
@@ -171,7 +183,7 @@ async fn sigterm_drains_captures_and_state_survives_restart() {
     let dir = tempfile::tempdir().unwrap();
     seed(&dir.path().join("data"));
     let d = serve(dir.path());
-    let client = reqwest::Client::new();
+    let client = d.client();
     let r: Value = client
         .post(format!("{}/v1/turn", d.url))
         .json(&json!({"session_key": "agent:main:main", "prompt": "book a table for dinner on Friday"}))
@@ -221,7 +233,7 @@ async fn a_fresh_daemon_with_a_model_embeds_captured_turns_in_the_background() {
     let derive = dir.path().join("cairn.toml");
     std::fs::write(&derive, "[serve]\nderive_ms = 100\n").unwrap();
     let d = serve_with(dir.path(), &[("CAIRN_EMBED__MODEL", &model), ("CAIRN_CONFIG", &derive)]);
-    let client = reqwest::Client::new();
+    let client = d.client();
     let vector_lane = |r: &Value| {
         r["trace"]["lanes"].as_array().unwrap().iter().find(|l| l["name"] == "vector").cloned().unwrap()
     };
@@ -258,4 +270,29 @@ async fn a_fresh_daemon_with_a_model_embeds_captured_turns_in_the_background() {
     }
     assert!(!found.is_null(), "the captured turn never reached the vector lane");
     sigterm(d);
+}
+
+/// A daemon started without a token makes one (0600, in its data dir) and refuses requests without it;
+/// a restart keeps the same token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_is_on_by_default() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    seed(&dir.path().join("data"));
+    let d = serve(dir.path());
+    let file = dir.path().join("data/serve.token");
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(d.token.len() >= 32, "{}", d.token);
+    let anonymous = reqwest::Client::new();
+    let r = anonymous.get(format!("{}/v1/status", d.url)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let r = anonymous.get(format!("{}/v1/health", d.url)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200, "health stays open");
+    let r = d.client().get(format!("{}/v1/status", d.url)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let first = d.token.clone();
+    sigterm(d);
+    let again = serve(dir.path());
+    assert_eq!(again.token, first, "the token survives a restart");
+    sigterm(again);
 }

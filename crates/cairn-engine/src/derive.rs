@@ -51,12 +51,13 @@ impl Engine {
         chunks: &dyn Progress,
     ) -> Result<HarvestOutcome> {
         let mut writer = self.writer()?;
-        let root = req.root.display().to_string();
-        let run = if req.dry_run { None } else { Some(writer.begin_harvest(&root, now_ms())?) };
+        let started = now_ms();
         let report = cairn_ingest::harvest(&mut *writer, &self.cfg.harvest, req, files)?;
-        let Some(run) = run else {
+        if req.dry_run {
             return Ok(HarvestOutcome { report, sync: SyncReport::default(), embedded: None });
-        };
+        }
+        // Recorded once it ran: a refused run (a mass deletion, a missing root) leaves no record.
+        let run = writer.begin_harvest(&req.root.display().to_string(), started)?;
         let mut summary = serde_json::to_value(&report).unwrap_or_default();
         if let Some(o) = summary.as_object_mut() {
             o.remove("files");

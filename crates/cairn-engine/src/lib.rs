@@ -87,7 +87,9 @@ pub mod settings {
 pub use cairn_assemble::{Assembly, Format, Level, Receipt};
 pub use cairn_graph::{ContextPack, Export, GraphSyncReport, IndexPack, PackMode};
 pub use cairn_ingest::harvest::{parse_date, relative as relative_path};
-pub use cairn_ingest::{CaptureOutcome, FileAction, HarvestReport, HarvestRequest, TurnInput, watch};
+pub use cairn_ingest::{
+    CaptureOutcome, FileAction, HarvestReport, HarvestRequest, TurnInput, validate_turn, watch,
+};
 pub use cairn_recall::{RecallQuery, RecallResult};
 
 /// Result with the engine's [`Error`].

@@ -1,7 +1,7 @@
 //! The whole read path over a real store and index: budgets, determinism, audience isolation.
 
 use cairn_assemble::Format;
-use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance, Scope, content_hash};
+use cairn_core::{Audience, Chunk, Item, ItemKind, Scope};
 use cairn_engine::{ContextRequest, context, rebuild_index, sync_index};
 use cairn_recall::{RecallIndex, RecallSettings, Recaller};
 use cairn_store::{SqliteStore, Store, Write};
@@ -35,32 +35,16 @@ const WORDS: &[&str] = &[
 
 fn item(i: usize, words: &[usize], private: bool, project: usize) -> (Item, Vec<Chunk>) {
     let text: String = words.iter().map(|w| WORDS[*w % WORDS.len()]).collect::<Vec<_>>().join(" ");
-    let text = format!("{text}. SECRET-{i}");
-    let id = format!("fact:{i}");
-    let it = Item {
-        id: id.clone(),
-        project: format!("p{project}"),
-        kind: ItemKind::Fact,
-        title: format!("Note {i} {}", WORDS[words[0] % WORDS.len()]),
-        text: text.clone(),
-        tags: vec![WORDS[words[0] % WORDS.len()].to_string()],
-        audience: if private { Audience::Private } else { Audience::Public },
-        provenance: Provenance::External { source: format!("test:{i}") },
-        content_hash: content_hash(text.as_bytes()),
-        created_at: 1_700_000_000_000 + i as i64 * 86_400_000,
-        observed_at: 0,
-        metadata: Default::default(),
-    };
-    let chunk = Chunk {
-        id: Chunk::make_id(&id, 0),
-        item_id: id,
-        ordinal: 0,
-        heading: String::new(),
-        text,
-        provenance: it.provenance.clone(),
-        content_hash: it.content_hash.clone(),
-    };
-    (it, vec![chunk])
+    cairn_test::item(format!("fact:{i}"))
+        .project(format!("p{project}"))
+        .kind(ItemKind::Fact)
+        .title(format!("Note {i} {}", WORDS[words[0] % WORDS.len()]))
+        .text(format!("{text}. SECRET-{i}"))
+        .tags([WORDS[words[0] % WORDS.len()]])
+        .audience(if private { Audience::Private } else { Audience::Public })
+        .external(format!("test:{i}"))
+        .created_at(1_700_000_000_000 + i as i64 * 86_400_000)
+        .with_chunk()
 }
 
 fn corpus() -> impl Strategy<Value = Vec<(Vec<usize>, bool, usize)>> {

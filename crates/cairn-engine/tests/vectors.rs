@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use cairn_core::NoProgress;
-use cairn_core::{Audience, Chunk, Item, ItemKind, LaneStatus, Provenance, Scope, content_hash};
+use cairn_core::{Audience, Chunk, Item, ItemKind, LaneStatus, Scope};
 use cairn_embed::{EmbedKind, Embedder, LocalEmbedder};
 use cairn_engine::{embed_pending, load_vectors, sync_index, sync_vectors};
 use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller, VectorLane, lane};
@@ -47,30 +47,14 @@ fn tiny_embedder(dir: &std::path::Path) -> Arc<Counting> {
 }
 
 fn item(id: &str, title: &str, text: &str, audience: Audience) -> (Item, Vec<Chunk>) {
-    let it = Item {
-        id: id.into(),
-        project: "p".into(),
-        kind: ItemKind::Fact,
-        title: title.into(),
-        text: text.into(),
-        tags: vec![],
-        audience,
-        provenance: Provenance::External { source: id.into() },
-        content_hash: content_hash(text.as_bytes()),
-        created_at: 0,
-        observed_at: 0,
-        metadata: Default::default(),
-    };
-    let chunk = Chunk {
-        id: Chunk::make_id(id, 0),
-        item_id: id.into(),
-        ordinal: 0,
-        heading: String::new(),
-        text: text.into(),
-        provenance: it.provenance.clone(),
-        content_hash: it.content_hash.clone(),
-    };
-    (it, vec![chunk])
+    cairn_test::item(id)
+        .project("p")
+        .kind(ItemKind::Fact)
+        .title(title)
+        .text(text)
+        .audience(audience)
+        .external(id)
+        .with_chunk()
 }
 
 fn put(store: &mut SqliteStore, id: &str, title: &str, text: &str, audience: Audience) {

@@ -11,35 +11,10 @@ use crate::Result;
 use crate::extract::{REF_PREFIX, ref_key};
 use crate::model::{node, slug};
 
-/// A node: a stored item or an entity.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Node {
-    /// Stable id.
-    pub id: String,
-    /// Item kind (`file`, `turn`, ...) or entity kind (`tag`, `person`, ...).
-    pub kind: String,
-    /// Title.
-    pub title: String,
-    /// Project.
-    pub project: String,
-    /// Public when any public source names it.
-    pub audience: Audience,
-    /// The stored item, for item nodes.
-    pub item_id: Option<String>,
-    /// L0 one-line abstract.
-    pub l0: String,
-    /// Where it came from.
-    pub provenance: Provenance,
-    /// Tags.
-    pub tags: Vec<String>,
-}
-
-impl Node {
-    /// Whether this node is a stored item (not an entity).
-    pub fn is_item(&self) -> bool {
-        self.item_id.is_some()
-    }
-}
+/// A node: a stored item or an entity (kind `file`, `turn`, ... or `tag`, `person`, ...). It has exactly
+/// the fields of a stored node row, so it is the store's row type; in a [`Graph`] the rows of one id are
+/// merged into one node, public when any public source names it.
+pub type Node = GraphNodeRow;
 
 /// A resolved edge between two nodes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -236,20 +211,6 @@ impl Graph {
     }
 }
 
-fn to_node(n: GraphNodeRow) -> Node {
-    Node {
-        id: n.id,
-        kind: n.kind,
-        title: n.title,
-        project: n.project,
-        audience: n.audience,
-        item_id: n.item_id,
-        l0: n.l0,
-        provenance: n.provenance,
-        tags: n.tags,
-    }
-}
-
 /// Interned strings: each distinct value stored once and shared.
 #[derive(Default)]
 struct Interner {
@@ -350,12 +311,12 @@ impl Builder {
                 }
                 if m.item_id.is_none() && is_item {
                     let keep = m.audience.min(audience);
-                    *m = to_node(parse()?);
+                    *m = parse()?;
                     m.audience = keep;
                 }
             }
             None => {
-                let n = to_node(parse()?);
+                let n = parse()?;
                 self.by_id.insert(n.id.clone(), self.merged.len() as u32);
                 self.merged.push(n);
             }

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use cairn_core::{Audience, Item, ItemKind, Provenance, Scope};
+use cairn_core::{Audience, ItemKind, Provenance, Scope};
 use cairn_graph::{ExpandOptions, Graph, PackMode, PackOptions, Seed, diff, rebuild_graph, sync_graph};
 use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress, harvest};
 use cairn_store::{SqliteStore, Store, TurnRecord, Write};
@@ -224,20 +224,15 @@ fn explicit_links_survive_rebuilds_and_session_turns_follow_each_other() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = SqliteStore::open(&dir.path().join("cairn.sqlite")).unwrap();
     for (i, t) in ["first", "second", "third"].iter().enumerate() {
-        let item = Item {
-            id: format!("turn:s1:{i}"),
-            project: "default".into(),
-            kind: ItemKind::Turn,
-            title: format!("turn {i}"),
-            text: format!("The {t} turn."),
-            tags: vec![],
-            audience: Audience::Private,
-            provenance: Provenance::Turn { session_key: "s1".into(), turn_id: i.to_string() },
-            content_hash: format!("h{i}"),
-            created_at: i as i64,
-            observed_at: 0,
-            metadata: Default::default(),
-        };
+        let item = cairn_test::item(format!("turn:s1:{i}"))
+            .kind(ItemKind::Turn)
+            .title(format!("turn {i}"))
+            .text(format!("The {t} turn."))
+            .audience(Audience::Private)
+            .provenance(Provenance::Turn { session_key: "s1".into(), turn_id: i.to_string() })
+            .content_hash(format!("h{i}"))
+            .created_at(i as i64)
+            .build();
         let rec = TurnRecord {
             session_key: "s1".into(),
             turn_id: i.to_string(),

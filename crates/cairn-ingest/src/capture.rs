@@ -259,6 +259,32 @@ fn texts(input: &TurnInput) -> (String, String) {
     (user, assistant)
 }
 
+/// Message roles a host may send; any other role is an error (never silently dropped).
+pub const ROLES: &[&str] = &["user", "assistant", "system", "tool", "developer"];
+
+/// Checks a turn the way [`capture`] will read it, without storing anything: a session key, a timestamp
+/// that parses, known message roles, and something to store. A daemon calls this before it
+/// acknowledges a capture, so what it acknowledges is what it stores.
+pub fn validate(input: &TurnInput) -> Result<()> {
+    if input.session_key.trim().is_empty() {
+        return Err(Error::BadTurn("`session_key` is empty".into()));
+    }
+    parse_ts(input.timestamp.as_ref(), 0)?;
+    for (i, m) in input.messages.iter().enumerate() {
+        if !ROLES.contains(&m.role.as_str()) {
+            return Err(Error::BadTurn(format!(
+                "`messages[{i}].role` is `{}`; expected one of {}",
+                m.role,
+                ROLES.join(", ")
+            )));
+        }
+    }
+    if input.messages.is_empty() && input.user.is_none() && input.assistant.is_none() {
+        return Err(Error::BadTurn("a turn needs `messages` or `user`/`assistant`".into()));
+    }
+    Ok(())
+}
+
 /// Capture one finished turn into `store`.
 ///
 /// Failed runs and turns with nothing left after stripping are skipped; a turn id seen before in the same
@@ -275,6 +301,7 @@ pub fn capture(
     if input.success == Some(false) {
         return Ok(CaptureOutcome::Skipped { reason: "the run failed".into() });
     }
+    validate(input)?;
     let ts = parse_ts(input.timestamp.as_ref(), now)?;
     let (user_raw, assistant_raw) = texts(input);
     let user = strip_injected(cut(&user_raw, opts.max_message_bytes), &opts.strip_tags);

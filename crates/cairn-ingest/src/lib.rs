@@ -17,7 +17,7 @@ pub mod watch;
 
 use std::path::PathBuf;
 
-pub use capture::{CaptureOptions, CaptureOutcome, TurnInput, capture};
+pub use capture::{CaptureOptions, CaptureOutcome, ROLES, TurnInput, capture, validate as validate_turn};
 pub use harvest::{
     FileAction, FileProblem, HarvestOptions, HarvestReport, HarvestRequest, NoProgress, Progress, harvest,
     resolve_path,

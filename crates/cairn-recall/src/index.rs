@@ -627,20 +627,16 @@ mod tests {
     use super::*;
 
     fn item(id: &str, title: &str, text: &str, tags: &[&str], provenance: Provenance) -> Item {
-        Item {
-            id: id.into(),
-            project: "p".into(),
-            kind: ItemKind::Turn,
-            title: title.into(),
-            text: text.into(),
-            tags: tags.iter().map(|t| t.to_string()).collect(),
-            audience: Audience::Public,
-            provenance,
-            content_hash: cairn_core::content_hash(text.as_bytes()),
-            created_at: -1_234_567_890_123,
-            observed_at: 0,
-            metadata: Default::default(),
-        }
+        cairn_test::item(id)
+            .project("p")
+            .kind(ItemKind::Turn)
+            .title(title)
+            .text(text)
+            .tags(tags)
+            .audience(Audience::Public)
+            .provenance(provenance)
+            .created_at(-1_234_567_890_123)
+            .build()
     }
 
     /// The fast decoder gives exactly the hit tantivy's decoder gives, for every document.

@@ -4,7 +4,7 @@
 //! helper thread is used only by a recall that runs alone): block-max WAND over half the segments and
 //! hits read ahead on the helper, against everything on the calling thread.
 
-use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance, Scope};
+use cairn_core::{Audience, Chunk, Item, ItemKind, Scope};
 use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller};
 
 const NOW: i64 = 1_700_000_000_000;
@@ -26,23 +26,20 @@ impl Lcg {
     }
 }
 
-fn item(i: usize, rng: &mut Lcg) -> Item {
+/// Document `i` and its one chunk.
+fn item(i: usize, rng: &mut Lcg) -> (Item, Vec<Chunk>) {
     let words: Vec<String> = (0..12).map(|_| rng.word()).collect();
-    let text = words.join(" ");
-    Item {
-        id: format!("doc-{i}"),
-        project: if i.is_multiple_of(3) { "alpha".into() } else { "beta".into() },
-        kind: ItemKind::File,
-        title: words[..2].join(" "),
-        text: text.clone(),
-        tags: vec![format!("t{}", rng.next(20))],
-        audience: if i.is_multiple_of(5) { Audience::Private } else { Audience::Public },
-        provenance: Provenance::File { path: format!("memory/{i}.md"), line_start: 1, line_end: 1 },
-        content_hash: cairn_core::content_hash(text.as_bytes()),
-        created_at: NOW - (i as i64 % 400) * DAY,
-        observed_at: NOW,
-        metadata: Default::default(),
-    }
+    cairn_test::item(format!("doc-{i}"))
+        .project(if i.is_multiple_of(3) { "alpha" } else { "beta" })
+        .kind(ItemKind::File)
+        .title(words[..2].join(" "))
+        .text(words.join(" "))
+        .tags([format!("t{}", rng.next(20))])
+        .audience(if i.is_multiple_of(5) { Audience::Private } else { Audience::Public })
+        .file(format!("memory/{i}.md"), 1, 1)
+        .created_at(NOW - (i as i64 % 400) * DAY)
+        .observed_at(NOW)
+        .with_chunk()
 }
 
 #[test]
@@ -56,17 +53,8 @@ fn recall_with_the_helper_thread_equals_recall_on_one_thread() {
     for part in 0..4 {
         let mut w = index.writer().unwrap();
         for i in bounds[part]..bounds[part + 1] {
-            let it = item(i, &mut rng);
-            let chunk = Chunk {
-                id: Chunk::make_id(&it.id, 0),
-                item_id: it.id.clone(),
-                ordinal: 0,
-                heading: String::new(),
-                text: it.text.clone(),
-                provenance: it.provenance.clone(),
-                content_hash: it.content_hash.clone(),
-            };
-            w.upsert(&it, &[chunk]).unwrap();
+            let (it, chunks) = item(i, &mut rng);
+            w.upsert(&it, &chunks).unwrap();
         }
         w.commit(part as u64 + 1).unwrap();
     }

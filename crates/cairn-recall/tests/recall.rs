@@ -21,20 +21,17 @@ fn item(
     tags: &[&str],
     age_days: i64,
 ) -> Item {
-    Item {
-        id: id.into(),
-        project: project.into(),
-        kind: ItemKind::File,
-        title: title.into(),
-        text: text.into(),
-        tags: tags.iter().map(|t| t.to_string()).collect(),
-        audience,
-        provenance: Provenance::File { path: format!("memory/{id}.md"), line_start: 1, line_end: 9 },
-        content_hash: cairn_core::content_hash(text.as_bytes()),
-        created_at: NOW - age_days * DAY,
-        observed_at: NOW,
-        metadata: Default::default(),
-    }
+    cairn_test::item(id)
+        .project(project)
+        .kind(ItemKind::File)
+        .title(title)
+        .text(text)
+        .tags(tags)
+        .audience(audience)
+        .file(format!("memory/{id}.md"), 1, 9)
+        .created_at(NOW - age_days * DAY)
+        .observed_at(NOW)
+        .build()
 }
 
 /// One chunk per paragraph (blank-line separated).

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+mod guard;
 pub mod json;
 pub mod mcp;
 pub mod metrics;
@@ -40,9 +41,16 @@ pub struct ServeOptions {
     pub addr: SocketAddr,
     /// Listen on this Unix socket instead of TCP.
     pub unix: Option<PathBuf>,
-    /// Bearer token clients must send (`Authorization: Bearer <token>`); required for a non-loopback
-    /// address.
+    /// Bearer token clients must send (`Authorization: Bearer <token>`). `cairn serve` without one
+    /// generates a token on first start and keeps it in `<data_dir>/serve.token` (mode 0600), where
+    /// local clients (the OpenClaw plugin) read it; an empty token is refused.
     pub token: Option<String>,
+    /// Web origins (`https://app.example`) whose browser requests are served; any other request that
+    /// carries an `Origin` header is refused (403).
+    pub allowed_origins: Vec<String>,
+    /// Host names served besides loopback names and the listening address (403 otherwise: the
+    /// DNS-rebinding defence).
+    pub allowed_hosts: Vec<String>,
     /// Largest request body, in bytes (larger bodies get 413).
     pub max_body_bytes: usize,
     /// Time a turn may take before the fallback note is answered instead, in milliseconds.
@@ -66,6 +74,8 @@ impl Default for ServeOptions {
             addr: SocketAddr::from(([127, 0, 0, 1], 7411)),
             unix: None,
             token: None,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
             turn_timeout_ms: 2_000,
             request_timeout_ms: 10_000,
@@ -111,6 +121,15 @@ pub enum Error {
         "refusing to listen on {0} without a token: set `serve.token` (or CAIRN_SERVE__TOKEN) when binding a non-loopback address"
     )]
     TokenRequired(SocketAddr),
+    /// The configured token is empty.
+    #[error("the token is empty: set a non-empty `serve.token`, or none to use the generated one")]
+    EmptyToken,
+    /// Another daemon serves this data directory.
+    #[error("another `cairn serve` already serves `{0}` (it holds `serve.lock`)")]
+    AlreadyRunning(PathBuf),
+    /// The Unix socket path holds something that is not a socket.
+    #[error("refusing to replace `{0}`: it exists and is not a socket")]
+    NotASocket(PathBuf),
     /// The listener could not be opened.
     #[error("cannot listen on {what}: {source}")]
     Bind {
@@ -126,6 +145,9 @@ pub enum Error {
 
 /// Checks the options before binding.
 pub fn check(options: &ServeOptions) -> Result<(), Error> {
+    if options.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        return Err(Error::EmptyToken);
+    }
     if options.unix.is_none() && !options.addr.ip().is_loopback() && options.token.is_none() {
         return Err(Error::TokenRequired(options.addr));
     }
@@ -166,6 +188,7 @@ impl Daemon {
         ready: impl FnOnce(&str),
     ) -> Result<(), Error> {
         check(&self.state.options)?;
+        let _lock = lock_data_dir(&self.state.engine.config().data_dir)?;
         let router = app(self.state.clone());
         let flusher = {
             let engine = self.state.engine.clone();
@@ -205,7 +228,7 @@ impl Daemon {
         };
         let served = match &self.state.options.unix {
             Some(path) => {
-                let _ = std::fs::remove_file(path);
+                remove_stale_socket(path)?;
                 let listener = tokio::net::UnixListener::bind(path)
                     .map_err(|source| Error::Bind { what: path.display().to_string(), source })?;
                 ready(&format!("unix:{}", path.display()));
@@ -241,6 +264,63 @@ impl Daemon {
         }
         served.map_err(Error::Io)
     }
+}
+
+/// Removes a socket left by an earlier daemon at `path`; anything else there is an error (never
+/// deleted).
+fn remove_stale_socket(path: &std::path::Path) -> Result<(), Error> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_socket() => std::fs::remove_file(path)
+            .map_err(|source| Error::Bind { what: path.display().to_string(), source }),
+        Ok(_) => Err(Error::NotASocket(path.to_owned())),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Takes `<data_dir>/serve.lock` for as long as the returned file lives: one daemon per data dir.
+fn lock_data_dir(data_dir: &std::path::Path) -> Result<std::fs::File, Error> {
+    let path = data_dir.join("serve.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| Error::Bind { what: path.display().to_string(), source })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::AlreadyRunning(data_dir.to_owned())),
+        Err(std::fs::TryLockError::Error(source)) => {
+            Err(Error::Bind { what: path.display().to_string(), source })
+        }
+    }
+}
+
+/// The token file of a data dir.
+pub fn token_path(data_dir: &std::path::Path) -> PathBuf {
+    data_dir.join("serve.token")
+}
+
+/// The daemon's token: the one in `<data_dir>/serve.token`, or a new random one written there first
+/// (mode 0600, created exclusively so two starts never write two tokens).
+pub fn load_or_create_token(data_dir: &std::path::Path) -> std::io::Result<String> {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = token_path(data_dir);
+    if let Ok(t) = std::fs::read_to_string(&path)
+        && !t.trim().is_empty()
+    {
+        return Ok(t.trim().to_owned());
+    }
+    std::fs::create_dir_all(data_dir)?;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let _ = std::fs::remove_file(&path);
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path)?;
+    f.write_all(token.as_bytes())?;
+    f.sync_all()?;
+    Ok(token)
 }
 
 /// Resolves on SIGINT or SIGTERM.

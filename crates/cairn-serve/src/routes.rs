@@ -57,6 +57,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/context", post(context))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
+        .layer(middleware::from_fn_with_state(state.clone(), crate::guard::guard))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
@@ -281,6 +282,10 @@ async fn capture(State(state): Shared, ApiJson(body): ApiJson<CaptureBody>) -> R
         "project": body.project,
         "audience": body.audience,
     });
+    // Validated exactly as the worker will read it: what is acknowledged is stored.
+    let turn: cairn_engine::TurnInput = serde_json::from_value(input.clone())
+        .map_err(|e| ApiError::bad_request(format!("invalid capture: {e}")))?;
+    cairn_engine::validate_turn(&turn).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let payload = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let engine = state.engine.clone();
     let (key, tid) = (body.session_key.clone(), turn_id.clone());
@@ -354,7 +359,10 @@ pub(crate) fn hit_json(h: &Hit) -> Value {
 async fn search(State(state): Shared, ApiJson(body): ApiJson<SearchBody>) -> Result<Json, ApiError> {
     require("query", &body.query)?;
     let scope = scope_of(&state, body.session_key.as_deref(), body.project);
-    let k = body.k.unwrap_or(10).clamp(1, 100);
+    let k = body.k.unwrap_or(10);
+    if !(1..=100).contains(&k) {
+        return Err(ApiError::bad_request(format!("`k` must be within 1..=100, got {k}")));
+    }
     let engine = state.engine.clone();
     let hits =
         blocking(state.request_timeout(), "search", move || engine.search(&body.query, scope, k)).await?;

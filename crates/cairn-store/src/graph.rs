@@ -11,8 +11,9 @@ use crate::{Error, Result};
 /// The owner of explicit links: rows that no rebuild removes.
 pub const LINK_OWNER: &str = "link";
 
-/// One stored graph node row.
-#[derive(Debug, Clone, PartialEq)]
+/// One stored graph node row; also the node of the built graph (`cairn_graph::Node`), where rows of one
+/// id are merged (public when any of them is).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct GraphNodeRow {
     /// Stable node id.
     pub id: String,
@@ -32,6 +33,13 @@ pub struct GraphNodeRow {
     pub provenance: Provenance,
     /// Tags.
     pub tags: Vec<String>,
+}
+
+impl GraphNodeRow {
+    /// Whether this node is a stored item (not an entity).
+    pub fn is_item(&self) -> bool {
+        self.item_id.is_some()
+    }
 }
 
 /// One stored graph edge row.

@@ -34,11 +34,24 @@ impl SqliteStore {
     /// Open and migrate only up to `version` (for tests of migrations from older versions).
     #[doc(hidden)]
     pub fn open_at_version(path: &Path, version: u32) -> Result<Self> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: path.to_owned(), source })?;
+        // A new data dir is the owner's alone (0700), and so is a new store file (0600): memory is
+        // never readable by other local users. Existing permissions are left as the owner set them.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|source| Error::Io { path: path.to_owned(), source })?;
         }
+        let new = !path.exists();
         let mut conn =
             Connection::open(path).map_err(|source| Error::Open { path: path.to_owned(), source })?;
+        if new {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|source| Error::Io { path: path.to_owned(), source })?;
+        }
         Self::configure(&conn, path)?;
         let version = migrate(&mut conn, path, version)?;
         Ok(Self { conn, path: path.to_owned(), has_vectors: version >= VECTORS_VERSION })

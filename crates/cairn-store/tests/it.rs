@@ -4,20 +4,17 @@ use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance, content_hash};
 use cairn_store::{Error, SCHEMA_VERSION, SqliteStore, Store, TurnOutcome, TurnRecord, Write};
 
 fn item(id: &str, text: &str, tags: &[&str]) -> Item {
-    Item {
-        id: id.into(),
-        project: "p".into(),
-        kind: ItemKind::File,
-        title: id.into(),
-        text: text.into(),
-        tags: tags.iter().map(|t| t.to_string()).collect(),
-        audience: Audience::Private,
-        provenance: Provenance::File { path: format!("{id}.md"), line_start: 1, line_end: 3 },
-        content_hash: content_hash(text.as_bytes()),
-        created_at: 1_700_000_000_000,
-        observed_at: 1_700_000_000_000,
-        metadata: Default::default(),
-    }
+    cairn_test::item(id)
+        .project("p")
+        .kind(ItemKind::File)
+        .title(id)
+        .text(text)
+        .tags(tags)
+        .audience(Audience::Private)
+        .file(format!("{id}.md"), 1, 3)
+        .created_at(1_700_000_000_000)
+        .observed_at(1_700_000_000_000)
+        .build()
 }
 
 fn chunk(item_id: &str, ordinal: u32, text: &str) -> Chunk {

@@ -5,20 +5,14 @@ use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance, content_hash};
 use cairn_store::{NewVector, SCHEMA_VERSION, SqliteStore, Store, Write};
 
 fn item(id: &str, text: &str, audience: Audience) -> Item {
-    Item {
-        id: id.into(),
-        project: "p".into(),
-        kind: ItemKind::Fact,
-        title: format!("Title {id}"),
-        text: text.into(),
-        tags: vec![],
-        audience,
-        provenance: Provenance::External { source: "t".into() },
-        content_hash: content_hash(text.as_bytes()),
-        created_at: 0,
-        observed_at: 0,
-        metadata: Default::default(),
-    }
+    cairn_test::item(id)
+        .project("p")
+        .kind(ItemKind::Fact)
+        .title(format!("Title {id}"))
+        .text(text)
+        .audience(audience)
+        .external("t")
+        .build()
 }
 
 fn chunk(item_id: &str, ordinal: u32, text: &str) -> Chunk {

@@ -2,6 +2,7 @@
  * HTTP client for `cairn serve` (API v1, see docs/openclaw.md and docs/openapi.json).
  * Every call has a timeout; errors are thrown as `CairnError` and callers decide whether to fail open.
  */
+import { readFileSync } from "node:fs";
 
 /** Session facts the daemon derived from a session key. */
 export interface SessionInfo {
@@ -98,7 +99,10 @@ export class CairnError extends Error {
 /** Options of one client. */
 export interface ClientOptions {
   baseUrl: string;
+  /** The daemon's bearer token, when configured. */
   token?: string;
+  /** Where the daemon keeps the token it generated (`<data_dir>/serve.token`), read when no token is configured. */
+  tokenFile?: string;
   timeoutMs: number;
 }
 
@@ -106,14 +110,31 @@ export interface ClientOptions {
 export class CairnClient {
   readonly opts: ClientOptions;
 
+  private fileToken?: string;
+
   constructor(opts: ClientOptions) {
     this.opts = opts;
+  }
+
+  /** The configured token, else the one the daemon wrote into its data dir (read once, again after a 401). */
+  private token(): string | undefined {
+    if (this.opts.token) return this.opts.token;
+    if (this.fileToken === undefined && this.opts.tokenFile) {
+      try {
+        const t = readFileSync(this.opts.tokenFile, "utf8").trim();
+        if (t !== "") this.fileToken = t;
+      } catch {
+        // No daemon has started yet: the request goes without one and gets a 401 until it has.
+      }
+    }
+    return this.fileToken;
   }
 
   private async request<T>(method: "GET" | "POST", path: string, body?: unknown, timeoutMs?: number): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
-    if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    const token = this.token();
+    if (token) headers.authorization = `Bearer ${token}`;
     const limit = timeoutMs ?? this.opts.timeoutMs;
     let res: Response;
     try {
@@ -138,6 +159,7 @@ export class CairnClient {
     } catch {
       throw new CairnError(`${method} ${path}: HTTP ${res.status}, body is not JSON`, "bad_response");
     }
+    if (res.status === 401) this.fileToken = undefined;
     if (!res.ok) {
       const err = (json as { error?: { code?: string; message?: string } }).error;
       throw new CairnError(

@@ -1,4 +1,6 @@
 /** State shared by the hooks, tools, commands and the service of one plugin instance. */
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { CairnClient } from "./client.ts";
 import type { CairnPluginConfig } from "./config.ts";
 import { newStats, type Stats } from "./stats.ts";
@@ -29,11 +31,22 @@ export interface Runtime {
   debug: boolean;
 }
 
+/** Cairn's default data dir, as `cairn` resolves it: `$XDG_DATA_HOME/cairn`, else `~/.local/share/cairn`. */
+export function defaultDataDir(): string {
+  const base = process.env.XDG_DATA_HOME || join(homedir(), ".local", "share");
+  return join(base, "cairn");
+}
+
 /** Build the runtime for one loaded plugin. */
 export function createRuntime(cfg: CairnPluginConfig, host: HostLogger): Runtime {
   const rt: Runtime = {
     cfg,
-    client: new CairnClient({ baseUrl: cfg.baseUrl, token: cfg.token, timeoutMs: cfg.timeoutMs }),
+    client: new CairnClient({
+      baseUrl: cfg.baseUrl,
+      token: cfg.token,
+      tokenFile: join(cfg.dataDir ?? defaultDataDir(), "serve.token"),
+      timeoutMs: cfg.timeoutMs,
+    }),
     stats: newStats(),
     debug: cfg.debug,
     log: {

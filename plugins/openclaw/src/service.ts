@@ -52,7 +52,9 @@ export function createService(rt: Runtime): OpenClawPluginService {
       }
       const args = serveArgs(rt);
       rt.log.info(`starting ${rt.cfg.cairnBin} ${args.join(" ")}`);
-      const env = { ...process.env, ...(rt.cfg.token ? { CAIRN_SERVE_TOKEN: rt.cfg.token } : {}) };
+      // The token as `cairn serve` reads it (`serve.token` through the environment); without one the
+      // daemon generates its own into the data dir, where the client reads it.
+      const env = { ...process.env, ...(rt.cfg.token ? { CAIRN_SERVE__TOKEN: rt.cfg.token } : {}) };
       const proc = spawn(rt.cfg.cairnBin, args, { stdio: ["ignore", "ignore", "pipe"], env });
       child = proc;
       proc.on("error", (err) => rt.log.error(`cannot start ${rt.cfg.cairnBin}: ${err.message}`));

@@ -58,9 +58,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http_json(method, url, body=None, timeout=5.0):
+def http_json(method, url, body=None, timeout=5.0, token=None):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
+    headers = {"content-type": "application/json"}
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
     with urllib.request.urlopen(req, timeout=timeout) as res:
         return json.loads(res.read() or b"{}")
 
@@ -181,7 +184,8 @@ class Env:
     def openclaw_config(self, allow_access=True):
         entry = {
             "enabled": True,
-            "config": {"baseUrl": self.base_url, "timeoutMs": 3000, "autoStart": False, "debug": True},
+            "config": {"baseUrl": self.base_url, "timeoutMs": 3000, "autoStart": False, "debug": True,
+                       "dataDir": str(self.root / "data")},
         }
         if allow_access:
             entry["hooks"] = {"allowConversationAccess": True}
@@ -266,7 +270,7 @@ def start_gateway(env):
     gw_cfg = env.openclaw_config(True)
     gw_cfg["plugins"]["entries"]["cairn"]["config"] = {
         "baseUrl": daemon_url, "autoStart": True, "cairnBin": env.args.cairn, "configPath": str(env.cairn_toml),
-        "timeoutMs": 3000, "debug": True,
+        "dataDir": str(env.root / "data"), "timeoutMs": 3000, "debug": True,
     }
     gw_path = env.home / "openclaw-gateway.json"
     gw_path.write_text(json.dumps(gw_cfg, indent=2))
@@ -303,8 +307,10 @@ def scenario(env):
 
     # (e) the finished turn was captured: its fact becomes searchable, then is recalled on the next turn,
     # without turn 1's injected blocks.
+    # The daemon the plugin started generated its token into the data dir; local clients read it there.
+    token = (env.root / "data" / "serve.token").read_text().strip()
     wait_for(lambda: any(FACT in json.dumps(h) for h in http_json(
-        "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": owner_dm})["hits"]),
+        "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": owner_dm}, token=token)["hits"]),
         "the captured turn to become searchable", timeout=30)
     log("(e) the captured turn is searchable")
     e2 = env.agent(owner_dm, "Remind me: what is the registered name of that new hybrid?", cfg, "e2", gateway_env=gw)

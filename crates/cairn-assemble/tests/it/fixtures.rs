@@ -1,9 +1,7 @@
 //! Hits to assemble.
 
-use std::collections::BTreeMap;
-
 use cairn_assemble::{AssembleRequest, Assembly, assemble};
-use cairn_core::{Audience, Hit, ItemKind, LaneReport, LaneStatus, Provenance, Why, content_hash};
+use cairn_core::{Audience, Hit, ItemKind, LaneReport, LaneStatus, Provenance};
 use cairn_tokens::Tokenizer;
 
 /// 2026-03-18T00:00:00Z.
@@ -11,22 +9,14 @@ pub(crate) const MAR_18: i64 = 1_773_792_000_000;
 pub(crate) const DAY: i64 = 86_400_000;
 
 pub(crate) fn hit(id: &str, title: &str, text: &str) -> Hit {
-    Hit {
-        chunk_id: format!("{id}#0"),
-        item_id: id.to_owned(),
-        project: "default".into(),
-        kind: ItemKind::File,
-        title: title.to_owned(),
-        text: text.to_owned(),
-        tags: vec![],
-        audience: Audience::Private,
-        provenance: Provenance::File { path: format!("memory/{id}.md"), line_start: 1, line_end: 10 },
-        content_hash: content_hash(text.as_bytes()),
-        created_at: MAR_18,
-        score: 1.0,
-        parts: BTreeMap::new(),
-        why: Why::default(),
-    }
+    cairn_test::item(id)
+        .kind(ItemKind::File)
+        .title(title)
+        .text(text)
+        .audience(Audience::Private)
+        .file(format!("memory/{id}.md"), 1, 10)
+        .created_at(MAR_18)
+        .hit(1.0)
 }
 
 pub(crate) fn with(mut h: Hit, f: impl FnOnce(&mut Hit)) -> Hit {

@@ -1,13 +1,13 @@
 //! Property tests: budget, determinism, accounting, uniqueness, redaction, privacy.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use std::cell::RefCell;
 
 use cairn_assemble::{
     AssembleOptions, AssembleRequest, CountCache, Format, Layer, Level, assemble, assemble_with,
 };
-use cairn_core::{Audience, Hit, ItemKind, LaneReport, LaneStatus, Provenance, Scope, Why};
+use cairn_core::{Audience, Hit, ItemKind, LaneReport, LaneStatus, Provenance, Scope};
 use cairn_tokens::{Encoding, Tokenizer};
 use proptest::prelude::*;
 
@@ -58,25 +58,22 @@ fn hit_strategy() -> impl Strategy<Value = Hit> {
         any::<bool>(),
         prop::option::of(0u8..20),
     )
-        .prop_map(|(id, title, text, tags, score, created_at, prov, private, hash)| Hit {
-            chunk_id: format!("c{id}#0"),
-            item_id: format!("c{id}"),
-            project: "p".into(),
-            kind: ItemKind::Doc,
-            title,
-            text,
-            tags,
-            audience: if private { Audience::Private } else { Audience::Public },
-            provenance: match prov {
-                0 => Provenance::File { path: format!("dir/f{id}.md"), line_start: 1, line_end: 9 },
-                1 => Provenance::Turn { session_key: "s".into(), turn_id: format!("t{id}") },
-                _ => Provenance::External { source: format!("src:{id}") },
-            },
-            content_hash: hash.map(|h| format!("{h:032x}")).unwrap_or_default(),
-            created_at,
-            score,
-            parts: BTreeMap::new(),
-            why: Why::default(),
+        .prop_map(|(id, title, text, tags, score, created_at, prov, private, hash)| {
+            cairn_test::item(format!("c{id}"))
+                .project("p")
+                .kind(ItemKind::Doc)
+                .title(title)
+                .text(text)
+                .tags(tags)
+                .audience(if private { Audience::Private } else { Audience::Public })
+                .provenance(match prov {
+                    0 => Provenance::File { path: format!("dir/f{id}.md"), line_start: 1, line_end: 9 },
+                    1 => Provenance::Turn { session_key: "s".into(), turn_id: format!("t{id}") },
+                    _ => Provenance::External { source: format!("src:{id}") },
+                })
+                .content_hash(hash.map(|h| format!("{h:032x}")).unwrap_or_default())
+                .created_at(created_at)
+                .hit(score)
         })
 }
 

@@ -22,7 +22,8 @@ pub(crate) struct ServeArgs {
     /// Listen on a Unix socket instead of TCP
     #[arg(long)]
     pub unix: Option<PathBuf>,
-    /// Bearer token clients must send (default: `serve.token` or CAIRN_SERVE__TOKEN; required off loopback)
+    /// Bearer token clients must send (default: `serve.token`, CAIRN_SERVE__TOKEN, else the one generated
+    /// into `<data_dir>/serve.token` on first start)
     #[arg(long)]
     pub token: Option<String>,
 }
@@ -69,6 +70,12 @@ pub(crate) fn serve(args: ServeArgs, settings: &Settings) -> anyhow::Result<Exit
         options.token = args.token;
     }
     cairn_serve::check(&options)?;
+    if options.token.is_none() {
+        let token = cairn_serve::load_or_create_token(&settings.data_dir).with_context(|| {
+            format!("writing the token `{}`", cairn_serve::token_path(&settings.data_dir).display())
+        })?;
+        options.token = Some(token);
+    }
     let engine = open_engine(settings)?;
     let rt = runtime()?;
     rt.block_on(async move {

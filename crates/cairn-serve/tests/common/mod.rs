@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_core::{Audience, Item, ItemKind, Provenance, content_hash};
+use cairn_core::{Audience, Item, ItemKind};
 use cairn_engine::{Engine, EngineConfig};
 use cairn_serve::{Daemon, ServeOptions};
 use cairn_store::{SqliteStore, Store, Write};
@@ -15,20 +15,15 @@ use tokio::sync::oneshot;
 pub const ROUTE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/config");
 
 pub fn item(id: &str, title: &str, text: &str, audience: Audience) -> Item {
-    Item {
-        id: id.into(),
-        project: "default".into(),
-        kind: ItemKind::Fact,
-        title: title.into(),
-        text: text.into(),
-        tags: vec![],
-        audience,
-        provenance: Provenance::External { source: "test".into() },
-        content_hash: content_hash(text.as_bytes()),
-        created_at: 1_700_000_000_000,
-        observed_at: 1_700_000_000_000,
-        metadata: Default::default(),
-    }
+    cairn_test::item(id)
+        .kind(ItemKind::Fact)
+        .title(title)
+        .text(text)
+        .audience(audience)
+        .external("test")
+        .created_at(1_700_000_000_000)
+        .observed_at(1_700_000_000_000)
+        .build()
 }
 
 /// Seeds a store with a public and a private fact.

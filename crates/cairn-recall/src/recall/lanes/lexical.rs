@@ -449,7 +449,7 @@ fn search_pools(
 
 #[cfg(test)]
 mod tests {
-    use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance};
+    use cairn_core::{Audience, Chunk, Item, ItemKind};
     use proptest::prelude::*;
     use tantivy::query::Scorer as _;
 
@@ -458,29 +458,15 @@ mod tests {
 
     /// An item of one chunk whose text is `text`.
     fn item_of(id: &str, project: &str, audience: Audience, title: &str, text: &str) -> (Item, Chunk) {
-        let item = Item {
-            id: id.into(),
-            project: project.into(),
-            kind: ItemKind::File,
-            title: title.into(),
-            text: text.into(),
-            tags: Vec::new(),
-            audience,
-            provenance: Provenance::File { path: format!("{id}.md"), line_start: 1, line_end: 2 },
-            content_hash: cairn_core::content_hash(text.as_bytes()),
-            created_at: 0,
-            observed_at: 0,
-            metadata: Default::default(),
-        };
-        let chunk = Chunk {
-            id: Chunk::make_id(id, 0),
-            item_id: id.into(),
-            ordinal: 0,
-            heading: String::new(),
-            text: text.into(),
-            provenance: item.provenance.clone(),
-            content_hash: item.content_hash.clone(),
-        };
+        let item = cairn_test::item(id)
+            .project(project)
+            .kind(ItemKind::File)
+            .title(title)
+            .text(text)
+            .audience(audience)
+            .file(format!("{id}.md"), 1, 2)
+            .build();
+        let chunk = cairn_test::chunk_of(&item);
         (item, chunk)
     }
 
