@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use cairn_core::{Audience, Item, ItemKind, Provenance, Scope, content_hash};
 use cairn_engine::{ContextRequest, GraphExpansion, GraphExpansionOptions};
 use cairn_graph::{ExpandOptions, Graph};
-use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress};
+use cairn_ingest::{HarvestRequest, HarvestSettings, NoProgress};
 use cairn_recall::{RecallIndex, RecallSettings, Recaller};
 use cairn_store::{GraphEdgeRow, GraphNodeRow, SqliteStore, Store, TurnRecord};
 
@@ -396,7 +396,7 @@ pub(crate) fn multihop(
     let qs = write_multihop(&ws, topics, distractors)?;
     let mut store = SqliteStore::open(&data.join("cairn.sqlite"))?;
     let req = HarvestRequest { root: ws.clone(), ..Default::default() };
-    cairn_ingest::harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress)?;
+    cairn_ingest::harvest(&mut store, &HarvestSettings::default(), &req, &NoProgress)?;
     drop(store);
     let (store, graph, recaller) = open_all(data)?;
     let questions: Vec<(String, Option<String>)> = qs.iter().map(|(q, _, _)| (q.clone(), None)).collect();

@@ -18,7 +18,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 mod vector;
-use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress};
+use cairn_ingest::{HarvestRequest, HarvestSettings, NoProgress};
 use cairn_store::SqliteStore;
 use clap::{Parser, Subcommand};
 
@@ -262,7 +262,7 @@ fn harvest_once(workspace: &Path, data: &Path) -> anyhow::Result<Sample> {
     let start = Instant::now();
     let mut store = SqliteStore::open(&data.join("cairn.sqlite"))?;
     let req = HarvestRequest { root: workspace.to_owned(), ..Default::default() };
-    let report = cairn_ingest::harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress)?;
+    let report = cairn_ingest::harvest(&mut store, &HarvestSettings::default(), &req, &NoProgress)?;
     let seconds = start.elapsed().as_secs_f64();
     anyhow::ensure!(report.failed == 0, "{} files failed: {:?}", report.failed, report.problems.first());
     let start = Instant::now();
@@ -332,7 +332,7 @@ fn open_synced(workspace: &Path, data: &Path) -> anyhow::Result<(cairn_recall::R
     if store.last_seq()? == 0 {
         let req = HarvestRequest { root: workspace.to_owned(), ..Default::default() };
         let started = Instant::now();
-        let r = cairn_ingest::harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress)?;
+        let r = cairn_ingest::harvest(&mut store, &HarvestSettings::default(), &req, &NoProgress)?;
         eprintln!("harvested {} files in {:.1} s", r.scanned, started.elapsed().as_secs_f64());
     }
     let index = cairn_recall::RecallIndex::open_or_create(&data.join("index"))?;

@@ -96,15 +96,7 @@ fn item_for(i: usize) -> (Item, Chunk) {
         observed_at: 0,
         metadata: Default::default(),
     };
-    let chunk = Chunk {
-        id: Chunk::make_id(&item.id, 0),
-        item_id: item.id.clone(),
-        ordinal: 0,
-        heading: String::new(),
-        text,
-        provenance: item.provenance.clone(),
-        content_hash: item.content_hash.clone(),
-    };
+    let chunk = Chunk::whole(&item);
     (item, chunk)
 }
 

@@ -58,10 +58,10 @@ pub(crate) struct Settings {
     pub workspace: PathBuf,
     /// Harvesting memory files.
     #[serde(default)]
-    pub harvest: settings::HarvestOptions,
+    pub harvest: settings::HarvestSettings,
     /// Capturing turns.
     #[serde(default)]
-    pub capture: settings::CaptureOptions,
+    pub capture: settings::CaptureSettings,
     /// Watch mode.
     #[serde(default)]
     pub watch: WatchSettings,
@@ -84,7 +84,7 @@ pub(crate) struct Settings {
     pub vector: settings::VectorSettings,
     /// The daemon.
     #[serde(default)]
-    pub serve: cairn_serve::ServeOptions,
+    pub serve: cairn_serve::ServeSettings,
 }
 
 impl Default for Settings {
@@ -95,8 +95,8 @@ impl Default for Settings {
         Settings {
             data_dir: data_home.join("cairn"),
             workspace: home.join(".openclaw/workspace"),
-            harvest: settings::HarvestOptions::default(),
-            capture: settings::CaptureOptions::default(),
+            harvest: settings::HarvestSettings::default(),
+            capture: settings::CaptureSettings::default(),
             watch: WatchSettings::default(),
             recall: settings::RecallSettings::default(),
             context: settings::ContextSettings::default(),
@@ -104,7 +104,7 @@ impl Default for Settings {
             route: RouteSettings { config_dir: PathBuf::from("config") },
             embed: settings::EmbedSettings::default(),
             vector: settings::VectorSettings::default(),
-            serve: cairn_serve::ServeOptions::default(),
+            serve: cairn_serve::ServeSettings::default(),
         }
     }
 }

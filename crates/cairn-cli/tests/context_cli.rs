@@ -1,66 +1,26 @@
 //! `cairn context` and `cairn reindex` through the real binary, on the shipped demo workspace.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-use assert_cmd::cargo::CommandCargoExt;
+use std::path::Path;
+
+use cairn_test::copy_dir;
+use common::Env;
 use serde_json::Value;
 
-struct Env {
-    _tmp: tempfile::TempDir,
-    data: PathBuf,
-    ws: PathBuf,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
 impl Env {
+    /// The shipped demo workspace, harvested.
     fn demo() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = tmp.path().join("ws");
-        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workspace"), &ws);
-        let env = Env { data: tmp.path().join("data"), ws, _tmp: tmp };
-        let (code, _, err) = env.run(&["harvest"]);
-        assert_eq!(code, 0, "{err}");
+        let env = Env::new(&[]);
+        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workspace"), &env.ws);
+        env.ok(&["harvest"]);
         env
-    }
-
-    fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::cargo_bin("cairn")
-            .unwrap()
-            .current_dir(self.ws.parent().unwrap())
-            .env_remove("CAIRN_CONFIG")
-            .arg("--data-dir")
-            .arg(&self.data)
-            .arg("--workspace")
-            .arg(&self.ws)
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
     }
 
     fn context(&self, args: &[&str]) -> String {
         let mut all = vec!["context", "--now", "2026-03-20T00:00:00Z"];
         all.extend_from_slice(args);
-        let (code, out, err) = self.run(&all);
-        assert_eq!(code, 0, "{err}");
-        out
+        self.ok(&all)
     }
 }
 
@@ -177,12 +137,8 @@ fn output_is_byte_identical_and_survives_a_rebuilt_or_damaged_index() {
 fn captured_turns_are_recallable_at_once() {
     use std::io::Write;
     let env = Env::demo();
-    let mut child = Command::cargo_bin("cairn")
-        .unwrap()
-        .arg("--data-dir")
-        .arg(&env.data)
-        .arg("--workspace")
-        .arg(&env.ws)
+    let mut child = env
+        .cmd()
         .args(["capture", "--audience", "private"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

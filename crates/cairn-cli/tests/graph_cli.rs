@@ -1,16 +1,11 @@
 //! `cairn graph ...`, `cairn link` and `cairn context --use-graph` through the real binary.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-use assert_cmd::cargo::CommandCargoExt;
+use std::path::Path;
+
+use common::{Env, output};
 use serde_json::Value;
-
-struct Env {
-    tmp: tempfile::TempDir,
-    data: PathBuf,
-    ws: PathBuf,
-}
 
 const NOTES: &[(&str, &str)] = &[
     (
@@ -28,50 +23,20 @@ const NOTES: &[(&str, &str)] = &[
 ];
 
 impl Env {
-    fn new(order: &[usize]) -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = tmp.path().join("ws");
+    /// A workspace of the notes `order` names (written in that order), harvested.
+    fn with_notes(order: &[usize]) -> Self {
+        let env = Env::new(&[]);
         for &i in order {
             let (rel, text) = NOTES[i];
-            let p = ws.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
+            env.write(rel, text);
         }
-        let env = Env { data: tmp.path().join("data"), ws, tmp };
-        let (code, _, err) = env.run(&["harvest"]);
-        assert_eq!(code, 0, "{err}");
+        env.ok(&["harvest"]);
         env
     }
 
-    fn run(&self, args: &[&str]) -> (i32, String, String) {
-        self.run_with(args, None)
-    }
-
-    fn run_with(&self, args: &[&str], config: Option<&Path>) -> (i32, String, String) {
-        let mut cmd = Command::cargo_bin("cairn").unwrap();
-        cmd.current_dir(self.tmp.path()).env_remove("CAIRN_CONFIG");
-        if let Some(c) = config {
-            cmd.arg("--config").arg(c);
-        }
-        let out = cmd
-            .arg("--data-dir")
-            .arg(&self.data)
-            .arg("--workspace")
-            .arg(&self.ws)
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let (code, out, err) = self.run(args);
-        assert_eq!(code, 0, "{args:?}: {err}");
-        out
+    /// `cairn args...` with `--config`.
+    fn run_with(&self, args: &[&str], config: &Path) -> (i32, String, String) {
+        output(&self.cmd().arg("--config").arg(config).args(args).output().unwrap())
     }
 }
 
@@ -79,8 +44,8 @@ const Q: &str = "what stalled the kestrel ingest";
 
 #[test]
 fn export_is_byte_identical_for_the_same_workspace_and_diff_sees_links() {
-    let a = Env::new(&[0, 1, 2]);
-    let b = Env::new(&[2, 1, 0]);
+    let a = Env::with_notes(&[0, 1, 2]);
+    let b = Env::with_notes(&[2, 1, 0]);
     let ea = a.ok(&["graph", "export"]);
     assert_eq!(ea, b.ok(&["graph", "export"]));
     let v: Value = serde_json::from_str(&ea).unwrap();
@@ -128,7 +93,7 @@ fn export_is_byte_identical_for_the_same_workspace_and_diff_sees_links() {
 
 #[test]
 fn index_pack_respects_its_cap_and_pack_modes_differ_in_raw_text() {
-    let env = Env::new(&[0, 1, 2]);
+    let env = Env::with_notes(&[0, 1, 2]);
     for cap in ["150", "1000"] {
         let v: Value = serde_json::from_str(&env.ok(&["graph", "index", Q, "--json", "--cap", cap])).unwrap();
         let used = v["budget"]["used"].as_u64().unwrap();
@@ -152,7 +117,7 @@ fn index_pack_respects_its_cap_and_pack_modes_differ_in_raw_text() {
 
 #[test]
 fn context_graph_switches_and_fail_open_on_a_damaged_graph_table() {
-    let env = Env::new(&[0, 1, 2]);
+    let env = Env::with_notes(&[0, 1, 2]);
     let base = ["context", Q, "--now", "2026-03-20T00:00:00Z", "--format", "json"];
     let plain = env.ok(&base);
     let no_graph = env.ok(&[&base[..], &["--no-graph"]].concat());
@@ -163,7 +128,7 @@ fn context_graph_switches_and_fail_open_on_a_damaged_graph_table() {
     // The kill switch in the config wins over `--use-graph`.
     let cfg = env.tmp.path().join("cairn.toml");
     std::fs::write(&cfg, "[graph]\nenabled = false\n").unwrap();
-    let (code, off, _) = env.run_with(&[&base[..], &["--use-graph"]].concat(), Some(&cfg));
+    let (code, off, _) = env.run_with(&[&base[..], &["--use-graph"]].concat(), &cfg);
     assert_eq!(code, 0);
     assert_eq!(off, plain);
     std::fs::remove_file(&cfg).unwrap();

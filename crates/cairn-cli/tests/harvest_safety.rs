@@ -5,6 +5,8 @@
 //! that are not UTF-8).
 #![cfg(unix)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -51,7 +53,7 @@ impl Env {
         // temporary directory (the store is created there).
         let bin = env.tmp.path().join("bin/cairn");
         std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-        std::fs::copy(assert_cmd::cargo::cargo_bin("cairn"), &bin).unwrap();
+        std::fs::copy(env!("CARGO_BIN_EXE_cairn"), &bin).unwrap();
         for p in [env.tmp.path(), bin.parent().unwrap(), bin.as_path()] {
             std::os::unix::fs::chown(p, Some(NOBODY), Some(NOBODY)).unwrap();
         }
@@ -77,21 +79,15 @@ impl Env {
                 c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin);
                 c
             }
-            None => Command::new(assert_cmd::cargo::cargo_bin("cairn")),
+            None => common::cairn(),
         };
-        c.current_dir(self.ws.parent().unwrap())
-            .env_remove("CAIRN_CONFIG")
-            .env("CAIRN_EMBED__PROVIDER", "none")
-            .arg("--data-dir")
-            .arg(&self.data)
-            .arg("--workspace")
-            .arg(&self.ws);
-        c
+        c.env("CAIRN_EMBED__PROVIDER", "none");
+        common::in_dirs(c, &self.ws, &self.data)
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {
         let out = self.cmd().args(args).output().unwrap();
-        decode(&out)
+        common::output(&out)
     }
 
     fn harvest(&self, extra: &[&str]) -> (Value, String) {
@@ -129,14 +125,6 @@ impl Env {
             }
         }
     }
-}
-
-fn decode(out: &Output) -> (i32, String, String) {
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn set_mode(p: &Path, mode: u32) {
@@ -286,7 +274,7 @@ fn deleting_more_than_the_configured_share_refuses() {
 
     // A higher configured share allows it.
     let out = env.cmd().env("CAIRN_HARVEST__MAX_DELETE_SHARE", "0.7").args(["harvest", "--json"]).output();
-    let (code, out, err) = decode(&out.unwrap());
+    let (code, out, err) = common::output(&out.unwrap());
     assert_eq!(code, 0, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(counts(&r), [0, 0, 4, 6, 0, 0]);
@@ -433,7 +421,7 @@ fn hostile_frontmatter_is_rejected_before_parsing() {
         let mut cmd = env.cmd();
         cmd.args(["harvest", "--json"]).args(args);
         let (took, out) = timed(cmd, limit);
-        let (code, out, stderr) = decode(&out);
+        let (code, out, stderr) = common::output(&out);
         let took = took.unwrap_or_else(|| panic!("harvest {args:?} took longer than {limit:?}"));
         eprintln!("harvest {args:?}: {took:?}");
         assert_eq!(code, 0, "{stderr}");
@@ -468,7 +456,7 @@ fn hostile_frontmatter_is_rejected_before_parsing() {
         .args(["harvest", "--json", "--force", "memory/many.md"])
         .output()
         .unwrap();
-    let (code, out, err) = decode(&out);
+    let (code, out, err) = common::output(&out);
     assert_eq!(code, 0, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
     assert!(r.get("warnings").is_none(), "{r:#}");

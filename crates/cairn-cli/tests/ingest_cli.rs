@@ -1,54 +1,17 @@
 //! End-to-end tests of the write path through the real `cairn` binary and real SQLite files.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
+use common::Env;
 use serde_json::Value;
 
-struct Env {
-    _tmp: tempfile::TempDir,
-    ws: PathBuf,
-    data: PathBuf,
-}
+/// The folders every test workspace starts with.
+const MEMORY_DIRS: &[&str] = &["memory/daily", "memory/projects"];
 
 impl Env {
-    fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = tmp.path().join("ws");
-        let data = tmp.path().join("data");
-        std::fs::create_dir_all(ws.join("memory/daily")).unwrap();
-        std::fs::create_dir_all(ws.join("memory/projects")).unwrap();
-        Env { _tmp: tmp, ws, data }
-    }
-
-    fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
-        let p = self.ws.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, content).unwrap();
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("cairn").unwrap();
-        c.current_dir(self.ws.parent().unwrap())
-            .env_remove("CAIRN_CONFIG")
-            .arg("--data-dir")
-            .arg(&self.data)
-            .arg("--workspace")
-            .arg(&self.ws);
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = self.cmd().args(args).output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
     fn harvest(&self, extra: &[&str]) -> Value {
         let mut args = vec!["harvest", "--json"];
         args.extend_from_slice(extra);
@@ -78,7 +41,7 @@ fn counts(r: &Value) -> [u64; 5] {
 
 #[test]
 fn incremental_harvest_touch_delete_rename() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     for i in 0..5 {
         env.write(
             &format!("memory/daily/2026-01-0{}.md", i + 1),
@@ -135,7 +98,7 @@ fn incremental_harvest_touch_delete_rename() {
 
 #[test]
 fn frontmatter_fields_chunks_and_inferred_tags() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     env.write(
         "memory/projects/apollo.md",
         "---\ntitle: Apollo\nproject: apollo\ntags: [Weather, mobile]\ndate: 2026-03-18\naudience: public\nowner: sam\n---\n# Heading\n\nbody\n",
@@ -186,7 +149,7 @@ fn frontmatter_fields_chunks_and_inferred_tags() {
 
 #[test]
 fn bad_files_are_reported_and_never_abort() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     env.write("memory/good.md", "# Good\n\nfine\n");
     env.write("memory/latin1.md", b"# Caf\xe9\n\nbad bytes\n".as_slice());
     env.write("memory/malformed.md", "---\ntitle: ok\ntags: [a, b\nmore: x\n---\nbody\n");
@@ -241,7 +204,7 @@ fn capture(env: &Env, turn: Value, extra: &[&str]) -> Value {
 
 #[test]
 fn capture_strips_injected_blocks_and_is_idempotent() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     let turn = serde_json::json!({
         "session_key": "agent:main:telegram:direct:42",
         "turn_id": "t1",
@@ -281,7 +244,7 @@ fn capture_strips_injected_blocks_and_is_idempotent() {
 
 #[test]
 fn killed_mid_harvest_leaves_a_consistent_store() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     let body = "Lorem ipsum dolor sit amet, apollo harbor weather. ".repeat(40);
     for i in 0..6000 {
         env.write(
@@ -345,7 +308,7 @@ fn killed_mid_harvest_leaves_a_consistent_store() {
 
 #[test]
 fn a_first_version_store_is_migrated() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     std::fs::create_dir_all(&env.data).unwrap();
     {
         let v1 = cairn_store::SqliteStore::open_at_version(&env.data.join("cairn.sqlite"), 1).unwrap();
@@ -380,7 +343,7 @@ impl Drop for Kill {
 
 #[test]
 fn watch_reindexes_saves_renames_and_deleted_folders() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     env.write("memory/projects/a.md", "# A\n\nfirst\n");
     env.write("memory/old/x.md", "# X\n\nin a folder\n");
     let child = env.cmd().arg("watch").stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
@@ -418,7 +381,7 @@ fn watch_reindexes_saves_renames_and_deleted_folders() {
 
 #[test]
 fn init_writes_a_config_that_parses() {
-    let env = Env::new();
+    let env = Env::new(MEMORY_DIRS);
     let dir = env.ws.parent().unwrap();
     let (code, _, err) = env.run(&["init"]);
     assert_eq!(code, 0, "{err}");

@@ -2,28 +2,17 @@
 //! time they give byte-identical blocks and identical receipts, in every format, with and without the
 //! graph step. Run over the example workspace and a generated one.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod common;
 
+use std::path::Path;
+use std::process::{Child, Command};
+
+use cairn_test::copy_dir;
+use common::{Env, ROUTE_DIR};
 use serde_json::{Value, json};
 
-const ROUTE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/config");
 const NOW: &str = "2026-03-20T00:00:00Z";
 const NOW_MS: i64 = 1_773_964_800_000;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// A workspace of `n` notes over a small vocabulary, with tags, links and dated dailies (fixed seed).
 fn generate(ws: &Path, n: usize) {
@@ -63,55 +52,32 @@ fn generate(ws: &Path, n: usize) {
     }
 }
 
-struct Env {
-    _tmp: tempfile::TempDir,
-    data: PathBuf,
-    ws: PathBuf,
-}
-
 impl Env {
-    fn new(fill: impl FnOnce(&Path)) -> Env {
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = tmp.path().join("ws");
-        fill(&ws);
-        let env = Env { data: tmp.path().join("data"), ws, _tmp: tmp };
-        let out = env.cmd().arg("harvest").output().unwrap();
+    /// A workspace `fill` writes, harvested.
+    fn filled(fill: impl FnOnce(&Path)) -> Env {
+        let env = Env::new(&[]);
+        fill(&env.ws);
+        let out = env.no_model().arg("harvest").output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         env
     }
 
-    fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_cairn"));
-        c.current_dir(self.ws.parent().unwrap())
-            .env_remove("CAIRN_CONFIG")
-            .env("CAIRN_EMBED__PROVIDER", "none")
-            .arg("--data-dir")
-            .arg(&self.data)
-            .arg("--workspace")
-            .arg(&self.ws)
-            .arg("--route-config")
-            .arg(ROUTE_DIR);
+    /// `cairn` on this workspace without an embedding model, with the example routing config.
+    fn no_model(&self) -> Command {
+        let mut c = self.cmd();
+        c.env("CAIRN_EMBED__PROVIDER", "none").arg("--route-config").arg(ROUTE_DIR);
         c
     }
 
     fn serve(&self) -> (Child, String) {
-        let mut child = self.cmd().args(["serve", "--port", "0"]).stderr(Stdio::piped()).spawn().unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = loop {
-            let line = lines.next().expect("daemon exited before listening").unwrap();
-            if let Some(at) = line.strip_prefix("cairn serve: listening on ") {
-                break at.to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
-        (child, url)
+        common::serve(self.no_model())
     }
 
     /// `cairn context` on the command line: stdout and the trace receipt.
     fn cli(&self, query: &str, format: &str, extra: &[&str]) -> (String, Value) {
         let trace = self.data.join("trace.json");
         let out = self
-            .cmd()
+            .no_model()
             .args(["context", query, "--format", format, "--now", NOW, "--trace"])
             .arg(&trace)
             .args(extra)
@@ -131,10 +97,7 @@ async fn http(client: &reqwest::Client, url: &str, body: Value) -> Value {
 
 async fn compare(env: &Env, queries: &[&str]) {
     let (mut child, url) = env.serve();
-    let token = std::fs::read_to_string(env.data.join("serve.token")).unwrap();
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
-    let client = reqwest::Client::builder().default_headers(headers).build().unwrap();
+    let client = common::client(&std::fs::read_to_string(env.data.join("serve.token")).unwrap());
     let mut checked = 0;
     for query in queries {
         for format in ["markdown", "xml", "json"] {
@@ -175,8 +138,9 @@ async fn compare(env: &Env, queries: &[&str]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cli_and_daemon_give_the_same_context_on_the_example_workspace() {
-    let env =
-        Env::new(|ws| copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workspace"), ws));
+    let env = Env::filled(|ws| {
+        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workspace"), ws)
+    });
     let queries = [
         "why did the weather reader crash?",
         "what's the apollo status?",
@@ -189,7 +153,7 @@ async fn cli_and_daemon_give_the_same_context_on_the_example_workspace() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cli_and_daemon_give_the_same_context_on_a_generated_workspace() {
-    let env = Env::new(|ws| generate(ws, 70));
+    let env = Env::filled(|ws| generate(ws, 70));
     let queries =
         ["kestrel harbour ledger", "copper drift", "what happened with the beacon relay?", "note 12"];
     compare(&env, &queries).await;

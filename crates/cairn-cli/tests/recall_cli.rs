@@ -1,46 +1,29 @@
 //! `cairn recall` and `cairn eval retrieval` end to end, on a store and a corpus made here.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-use assert_cmd::prelude::*;
-use cairn_core::{Audience, Chunk, Item, ItemKind, Provenance};
+use std::path::Path;
+
+use cairn_core::{Audience, ItemKind};
 use cairn_store::{SqliteStore, Store, Write};
+use common::cairn_in;
 use serde_json::Value;
 
 const NOW: i64 = 1_700_000_000_000;
 
-fn cairn(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("cairn").unwrap();
-    cmd.current_dir(dir).env_remove("CAIRN_CONFIG").arg("--data-dir").arg(dir.join("data"));
-    cmd
-}
-
 fn add(w: &mut Vec<Write>, id: &str, project: &str, audience: Audience, text: &str, tags: &[&str]) {
-    let item = Item {
-        id: id.into(),
-        project: project.into(),
-        kind: ItemKind::File,
-        title: format!("Note {id}"),
-        text: text.into(),
-        tags: tags.iter().map(|t| t.to_string()).collect(),
-        audience,
-        provenance: Provenance::File { path: format!("memory/{id}.md"), line_start: 1, line_end: 3 },
-        content_hash: cairn_core::content_hash(text.as_bytes()),
-        created_at: NOW - 86_400_000,
-        observed_at: NOW,
-        metadata: Default::default(),
-    };
-    let chunk = Chunk {
-        id: Chunk::make_id(id, 0),
-        item_id: id.into(),
-        ordinal: 0,
-        heading: String::new(),
-        text: text.into(),
-        provenance: item.provenance.clone(),
-        content_hash: item.content_hash.clone(),
-    };
-    w.push(Write::upsert(item, vec![chunk]));
+    let (item, chunks) = cairn_test::item(id)
+        .project(project)
+        .kind(ItemKind::File)
+        .title(format!("Note {id}"))
+        .text(text)
+        .tags(tags)
+        .audience(audience)
+        .file(format!("memory/{id}.md"), 1, 3)
+        .created_at(NOW - 86_400_000)
+        .observed_at(NOW)
+        .with_chunk();
+    w.push(Write::upsert(item, chunks));
 }
 
 fn index_fixture(dir: &Path) {
@@ -69,7 +52,7 @@ fn index_fixture(dir: &Path) {
 
 fn recall_json(dir: &Path, args: &[&str]) -> Value {
     let out =
-        cairn(dir).arg("recall").args(args).args(["--json", "--now", &NOW.to_string()]).output().unwrap();
+        cairn_in(dir).arg("recall").args(args).args(["--json", "--now", &NOW.to_string()]).output().unwrap();
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -109,13 +92,13 @@ fn recall_json_has_hits_parts_reasons_and_lanes() {
 #[test]
 fn recall_text_output_and_missing_store_hint() {
     let dir = tempfile::tempdir().unwrap();
-    let out = cairn(dir.path()).args(["recall", "anything"]).output().unwrap();
+    let out = cairn_in(dir.path()).args(["recall", "anything"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no store") && err.contains("hint: run `cairn harvest`"), "{err}");
 
     index_fixture(dir.path());
-    let out = cairn(dir.path()).args(["recall", "GRIB crash", "-k", "1"]).output().unwrap();
+    let out = cairn_in(dir.path()).args(["recall", "GRIB crash", "-k", "1"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Note grib") && text.contains("memory/grib.md:1-3"), "{text}");
@@ -126,14 +109,14 @@ fn recall_text_output_and_missing_store_hint() {
 fn a_mismatched_index_is_rebuilt_from_the_store() {
     let dir = tempfile::tempdir().unwrap();
     index_fixture(dir.path());
-    let out = cairn(dir.path()).args(["recall", "GRIB", "--json"]).output().unwrap();
+    let out = cairn_in(dir.path()).args(["recall", "GRIB", "--json"]).output().unwrap();
     assert!(out.status.success());
     std::fs::write(
         dir.path().join("data/index/cairn-recall.json"),
         r#"{"format":"cairn-recall","schema_version":999}"#,
     )
     .unwrap();
-    let out = cairn(dir.path()).args(["recall", "GRIB", "--json"]).output().unwrap();
+    let out = cairn_in(dir.path()).args(["recall", "GRIB", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("rebuilding the index"), "{err}");
@@ -181,7 +164,7 @@ fn write_eval_corpus(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
 fn eval_retrieval_reports_per_category_and_overall() {
     let dir = tempfile::tempdir().unwrap();
     let (c, q) = write_eval_corpus(dir.path());
-    let out = cairn(dir.path())
+    let out = cairn_in(dir.path())
         .args(["eval", "retrieval", "--corpus"])
         .arg(&c)
         .arg("--queries")
@@ -205,7 +188,7 @@ fn eval_retrieval_reports_per_category_and_overall() {
     assert_eq!(v["by_category"]["2"]["n"], 5);
     assert_eq!(v["by_category"]["1"]["recall"]["1"], 1.0);
 
-    let out = cairn(dir.path())
+    let out = cairn_in(dir.path())
         .args(["eval", "retrieval", "--corpus"])
         .arg(&c)
         .arg("--queries")
@@ -217,7 +200,7 @@ fn eval_retrieval_reports_per_category_and_overall() {
     assert!(table.contains("Recall@10") && table.contains("NDCG@10") && table.contains("overall"), "{table}");
 
     // The vector lane without a model is refused with a hint, not silently measured as lexical.
-    let out = cairn(dir.path())
+    let out = cairn_in(dir.path())
         .args(["eval", "retrieval", "--lanes", "vector", "--corpus"])
         .arg(&c)
         .arg("--queries")
@@ -229,7 +212,7 @@ fn eval_retrieval_reports_per_category_and_overall() {
 
     // A malformed line is reported with its position.
     std::fs::write(&q, "{not json}\n").unwrap();
-    let out = cairn(dir.path())
+    let out = cairn_in(dir.path())
         .args(["eval", "retrieval", "--corpus"])
         .arg(&c)
         .arg("--queries")

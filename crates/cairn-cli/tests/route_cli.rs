@@ -1,8 +1,11 @@
 //! CLI tests for `intent-test`, `rules audit`, `rules monitor`, `bootstrap`, `eval intents`.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cairn_test::copy_dir;
 
 fn example_config() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/config").canonicalize().unwrap()
@@ -10,13 +13,8 @@ fn example_config() -> PathBuf {
 
 /// `cairn` isolated from the user's settings, in a temp working directory.
 fn cairn(tmp: &Path, config: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("cairn").unwrap();
-    cmd.current_dir(tmp)
-        .env("HOME", tmp)
-        .env_remove("CAIRN_CONFIG")
-        .env_remove("XDG_DATA_HOME")
-        .arg("--route-config")
-        .arg(config);
+    let mut cmd = common::cairn();
+    cmd.current_dir(tmp).env("HOME", tmp).env_remove("XDG_DATA_HOME").arg("--route-config").arg(config);
     cmd
 }
 
@@ -27,24 +25,8 @@ struct Out {
 }
 
 fn run(cmd: &mut Command) -> Out {
-    let o = cmd.output().unwrap();
-    Out {
-        code: o.status.code().unwrap(),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8(o.stderr).unwrap(),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
+    let (code, stdout, stderr) = common::output(&cmd.output().unwrap());
+    Out { code, stdout, stderr }
 }
 
 #[test]

@@ -1,35 +1,23 @@
 //! `cairn mcp` driven by a real MCP client (rmcp's client over the child's stdio), and `cairn serve`
 //! as a real process: SIGTERM drains the capture queue, and state survives a restart.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use cairn_core::{Audience, Item, ItemKind, Provenance};
+use cairn_core::Audience;
 use cairn_store::{SqliteStore, Store, Write};
+use common::ROUTE_DIR;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
-const ROUTE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/config");
-
 fn seed(data: &Path) {
     let mut store = SqliteStore::open(&data.join("cairn.sqlite")).unwrap();
-    let fact = |id: &str, text: &str, audience| Item {
-        id: id.into(),
-        project: "default".into(),
-        kind: ItemKind::Fact,
-        title: id.into(),
-        text: text.into(),
-        tags: vec![],
-        audience,
-        provenance: Provenance::External { source: "test".into() },
-        content_hash: cairn_core::content_hash(text.as_bytes()),
-        created_at: 1_700_000_000_000,
-        observed_at: 1_700_000_000_000,
-        metadata: Default::default(),
-    };
+    let fact = |id: &str, text: &str, audience| cairn_test::fact(id, id, text, audience);
     let writes = vec![
         Write::upsert(
             fact("fact:boat", "The sailing boat Albatross is moored at pier nine.", Audience::Public),
@@ -135,9 +123,7 @@ struct Served {
 impl Served {
     /// A client that sends the daemon's token, as a local host (the OpenClaw plugin) does.
     fn client(&self) -> reqwest::Client {
-        let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert("authorization", format!("Bearer {}", self.token).parse().unwrap());
-        reqwest::Client::builder().default_headers(headers).build().unwrap()
+        common::client(&self.token)
     }
 }
 
@@ -146,27 +132,14 @@ fn serve(dir: &Path) -> Served {
 }
 
 fn serve_with(dir: &Path, env: &[(&str, &Path)]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .current_dir(dir)
-        .env_remove("CAIRN_CONFIG")
+    let mut cmd = common::cairn();
+    cmd.current_dir(dir)
         .envs(env.iter().copied())
         .arg("--data-dir")
         .arg(dir.join("data"))
         .arg("--route-config")
-        .arg(ROUTE_DIR)
-        .args(["serve", "--port", "0"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("daemon exited before listening").unwrap();
-        if let Some(at) = line.strip_prefix("cairn serve: listening on ") {
-            break at.to_owned();
-        }
-    };
-    // Keep draining stderr so the daemon never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+        .arg(ROUTE_DIR);
+    let (child, url) = common::serve(cmd);
     let token = std::fs::read_to_string(dir.join("data/serve.token")).expect("the daemon wrote its token");
     Served { child, url, token }
 }
@@ -295,4 +268,39 @@ async fn a_token_is_on_by_default() {
     let again = serve(dir.path());
     assert_eq!(again.token, first, "the token survives a restart");
     sigterm(again);
+}
+
+/// A line that is not JSON gets the JSON-RPC parse error, and the session goes on.
+#[test]
+fn mcp_answers_a_malformed_line_with_a_parse_error() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    seed(&dir.path().join("data"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .current_dir(dir.path())
+        .env_remove("CAIRN_CONFIG")
+        .env("CAIRN_EMBED__PROVIDER", "none")
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    writeln!(stdin, "this is not json").unwrap();
+    writeln!(stdin, "{init}").unwrap();
+    stdin.flush().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(first["error"]["code"], -32700, "{first}");
+    assert_eq!(first["id"], Value::Null);
+    let second: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(second["id"], 1, "the session goes on: {second}");
+    assert!(second["result"]["serverInfo"].is_object(), "{second}");
+    drop(stdin);
+    let _ = child.wait();
 }

@@ -184,6 +184,20 @@ impl Chunk {
     pub fn make_id(item_id: &str, ordinal: u32) -> String {
         format!("{item_id}#{ordinal}")
     }
+
+    /// The whole of `item` as its one chunk (ordinal 0, no heading): its text, provenance and content
+    /// hash.
+    pub fn whole(item: &Item) -> Chunk {
+        Chunk {
+            id: Chunk::make_id(&item.id, 0),
+            item_id: item.id.clone(),
+            ordinal: 0,
+            heading: String::new(),
+            text: item.text.clone(),
+            provenance: item.provenance.clone(),
+            content_hash: item.content_hash.clone(),
+        }
+    }
 }
 
 /// Why a hit was chosen.

@@ -98,7 +98,8 @@ impl Engine {
             s.push('\n');
         }
         if info.session_type == SessionType::Fallback {
-            s.push_str("\n(The session key is in no known format; it was treated as the owner's.)\n");
+            let who = if info.audience_shared { "a shared audience" } else { "the owner's" };
+            s.push_str(&format!("\n(The session key is in no known format; it was treated as {who}.)\n"));
         }
         s
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use cairn_assemble::{AssembleOptions, Format, Level};
 use cairn_embed::{EmbedSettings, Embedder};
 use cairn_graph::ExpandOptions;
-use cairn_ingest::{CaptureOptions, HarvestOptions};
+use cairn_ingest::{CaptureSettings, HarvestSettings};
 use cairn_recall::RecallSettings;
 use cairn_tokens::Encoding;
 use cairn_vector::VectorSettings;
@@ -169,9 +169,9 @@ pub struct EngineConfig {
     /// Context blocks: budget, candidates, assembly defaults.
     pub context: ContextSettings,
     /// Harvesting memory files.
-    pub harvest: HarvestOptions,
+    pub harvest: HarvestSettings,
     /// Capture options (strip tags, default project and audience).
-    pub capture: CaptureOptions,
+    pub capture: CaptureSettings,
     /// Only the first this many bytes of a prompt are used for recall and routing.
     pub max_prompt_bytes: usize,
     /// Token budget of the generated bootstrap context file.
@@ -210,8 +210,8 @@ impl EngineConfig {
             route_dir: None,
             recall: RecallSettings::default(),
             context: ContextSettings::default(),
-            harvest: HarvestOptions::default(),
-            capture: CaptureOptions::default(),
+            harvest: HarvestSettings::default(),
+            capture: CaptureSettings::default(),
             max_prompt_bytes: DEFAULT_MAX_PROMPT_BYTES,
             bootstrap_budget: DEFAULT_BOOTSTRAP_BUDGET,
             embed: EmbedSettings::default(),

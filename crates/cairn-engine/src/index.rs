@@ -26,15 +26,7 @@ fn chunks_or_whole(item: &cairn_core::Item, chunks: Vec<Chunk>) -> Vec<Chunk> {
     if !chunks.is_empty() {
         return chunks;
     }
-    vec![Chunk {
-        id: Chunk::make_id(&item.id, 0),
-        item_id: item.id.clone(),
-        ordinal: 0,
-        heading: String::new(),
-        text: item.text.clone(),
-        provenance: item.provenance.clone(),
-        content_hash: item.content_hash.clone(),
-    }]
+    vec![Chunk::whole(item)]
 }
 
 /// Bring `index` up to date with `store`'s ingest log.

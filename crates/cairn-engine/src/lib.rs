@@ -78,7 +78,7 @@ pub use vectors::{EmbedReport, embed_pending, embed_text, load_vectors, sync_vec
 pub mod settings {
     pub use crate::config::{ContextSettings, GraphSettings};
     pub use cairn_embed::{EmbedProvider, EmbedSettings};
-    pub use cairn_ingest::{CaptureOptions, HarvestOptions};
+    pub use cairn_ingest::{CaptureSettings, HarvestSettings};
     pub use cairn_recall::RecallSettings;
     pub use cairn_vector::VectorSettings;
 }

@@ -37,11 +37,15 @@ pub struct Linked {
     pub cross_project: bool,
 }
 
-/// A node id from what a user typed: a node id, an item id, or a workspace path.
-fn resolve(graph: &Graph, s: &str) -> String {
+/// A node id from what a user typed: a node id, an item id, or a workspace path. Only nodes `scope` may
+/// see resolve (`None`: every node), so an id the caller may not see stays exactly as typed and is
+/// reported like any unknown id.
+fn resolve(graph: &Graph, s: &str, scope: Option<&Scope>) -> String {
     let candidates =
         [s.to_owned(), format!("item:{s}"), format!("item:memory-file:{}", s.trim_start_matches("./"))];
-    candidates.iter().find(|c| graph.find(c).is_some()).cloned().unwrap_or_else(|| s.to_owned())
+    let visible =
+        |c: &String| graph.find(c).is_some_and(|i| scope.is_none_or(|sc| sc.allows(graph.node(i).audience)));
+    candidates.iter().find(|c| visible(c)).cloned().unwrap_or_else(|| s.to_owned())
 }
 
 impl Engine {
@@ -88,7 +92,7 @@ impl Engine {
     ) -> Result<ContextPack> {
         let graph = self.loaded_graph()?;
         let g = &self.cfg.graph;
-        let ids: Vec<String> = ids.iter().map(|s| resolve(&graph, s)).collect();
+        let ids: Vec<String> = ids.iter().map(|s| resolve(&graph, s, Some(scope))).collect();
         let opts = PackOptions {
             expand: g.expand(cross_project, Some(depth)),
             budget: budget.unwrap_or(g.pack_budget),
@@ -135,7 +139,7 @@ impl Engine {
         let graph = self.loaded_graph()?;
         let mut ends = Vec::new();
         for s in [&req.from, &req.to] {
-            let id = resolve(&graph, s);
+            let id = resolve(&graph, s, None);
             let i = graph.find(&id).ok_or_else(|| {
                 Error::BadInput(format!(
                     "unknown node `{s}`\n\nhint: use a node id from `cairn graph export`, an item id or a path"

@@ -8,7 +8,7 @@ use cairn_engine::{
     ContextRequest, GraphExpansion, GraphExpansionOptions, context, graph_context, open_graph, sync_index,
 };
 use cairn_graph::Graph;
-use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress, harvest};
+use cairn_ingest::{HarvestRequest, HarvestSettings, NoProgress, harvest};
 use cairn_recall::{RecallIndex, RecallSettings, Recaller};
 use cairn_store::SqliteStore;
 
@@ -58,7 +58,7 @@ fn fixture() -> Fixture {
     let store_path = dir.path().join("cairn.sqlite");
     let mut store = SqliteStore::open(&store_path).unwrap();
     let req = HarvestRequest { root: ws, paths: vec![], dry_run: false, force: false };
-    harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress).unwrap();
+    harvest(&mut store, &HarvestSettings::default(), &req, &NoProgress).unwrap();
     let index = RecallIndex::open_or_create(&dir.path().join("index")).unwrap();
     sync_index(&store, &index).unwrap();
     let recaller = Recaller::new(&index, RecallSettings::default()).unwrap();

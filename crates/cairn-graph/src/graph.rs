@@ -194,6 +194,15 @@ impl Graph {
         (self.offsets[i as usize + 1] - self.offsets[i as usize]) as usize
     }
 
+    /// Number of edges touching node `i` that `scope` may see (edge and other end both visible): the
+    /// count a caller of that scope is shown, so a private neighbour never shows as a number.
+    pub fn degree_in(&self, i: u32, scope: &cairn_core::Scope) -> usize {
+        self.neighbours(i)
+            .iter()
+            .filter(|a| scope.allows(self.edge(a.edge).audience) && scope.allows(self.node(a.other).audience))
+            .count()
+    }
+
     pub(crate) fn project_of(&self, i: u32) -> u32 {
         self.project_of[i as usize]
     }

@@ -196,7 +196,12 @@ impl Graph {
                 suggestions.push(Suggestion {
                     id: n.id.clone(),
                     reason: cap_chars(
-                        &format!("{} `{}` links {} nodes; {why}", n.kind, n.title, self.degree(r.node)),
+                        &format!(
+                            "{} `{}` links {} nodes; {why}",
+                            n.kind,
+                            n.title,
+                            self.degree_in(r.node, scope)
+                        ),
                         WHY_CHARS,
                     ),
                 });

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use cairn_core::{Audience, ItemKind, Provenance, Scope};
 use cairn_graph::{ExpandOptions, Graph, PackMode, PackOptions, Seed, diff, rebuild_graph, sync_graph};
-use cairn_ingest::{HarvestOptions, HarvestRequest, NoProgress, harvest};
+use cairn_ingest::{HarvestRequest, HarvestSettings, NoProgress, harvest};
 use cairn_store::{SqliteStore, Store, TurnRecord, Write};
 use cairn_tokens::{Encoding, Tokenizer};
 
@@ -51,7 +51,7 @@ fn harvested(order: &[usize]) -> (tempfile::TempDir, SqliteStore) {
     write_workspace(&ws, order);
     let mut store = SqliteStore::open(&dir.path().join("cairn.sqlite")).unwrap();
     let req = HarvestRequest { root: ws, paths: vec![], dry_run: false, force: false };
-    harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress).unwrap();
+    harvest(&mut store, &HarvestSettings::default(), &req, &NoProgress).unwrap();
     sync_graph(&mut store).unwrap();
     (dir, store)
 }
@@ -79,10 +79,10 @@ fn export_is_byte_identical_across_file_orders_and_incremental_syncs() {
     let mut store = SqliteStore::open(&dir.path().join("cairn.sqlite")).unwrap();
     let req = HarvestRequest { root: ws.clone(), paths: vec![], dry_run: false, force: false };
     write_workspace(&ws, &[1, 2]);
-    harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress).unwrap();
+    harvest(&mut store, &HarvestSettings::default(), &req, &NoProgress).unwrap();
     sync_graph(&mut store).unwrap();
     write_workspace(&ws, &[0, 3, 4, 5]);
-    harvest(&mut store, &HarvestOptions::default(), &req, &NoProgress).unwrap();
+    harvest(&mut store, &HarvestSettings::default(), &req, &NoProgress).unwrap();
     sync_graph(&mut store).unwrap();
     assert_eq!(Graph::load(&store).unwrap().export(&owner_all()).to_json(), a);
 

@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, content_hash};
+use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, content_hash, prefix};
 use cairn_store::{Store, TurnOutcome, TurnRecord};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -23,7 +23,7 @@ pub const DEFAULT_STRIP_TAGS: &[&str] = &[
 /// Options for capture: the `[capture]` section of `cairn.toml`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct CaptureOptions {
+pub struct CaptureSettings {
     /// Injected-block tag names to strip.
     pub strip_tags: Vec<String>,
     /// Project for turns that name none.
@@ -34,7 +34,7 @@ pub struct CaptureOptions {
     pub max_message_bytes: usize,
 }
 
-impl Default for CaptureOptions {
+impl Default for CaptureSettings {
     fn default() -> Self {
         Self {
             strip_tags: DEFAULT_STRIP_TAGS.iter().map(|s| s.to_string()).collect(),
@@ -218,17 +218,6 @@ fn collapse_blank_lines(s: &str) -> String {
     out.trim_end().to_owned()
 }
 
-fn cut(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
-}
-
 fn parse_ts(v: Option<&serde_json::Value>, now: Millis) -> Result<Millis> {
     match v {
         None | Some(serde_json::Value::Null) => Ok(now),
@@ -291,7 +280,7 @@ pub fn validate(input: &TurnInput) -> Result<()> {
 /// session is a duplicate and changes nothing. `now` is used when the turn carries no timestamp.
 pub fn capture(
     store: &mut dyn Store,
-    opts: &CaptureOptions,
+    opts: &CaptureSettings,
     input: &TurnInput,
     now: Millis,
 ) -> Result<CaptureOutcome> {
@@ -304,8 +293,8 @@ pub fn capture(
     validate(input)?;
     let ts = parse_ts(input.timestamp.as_ref(), now)?;
     let (user_raw, assistant_raw) = texts(input);
-    let user = strip_injected(cut(&user_raw, opts.max_message_bytes), &opts.strip_tags);
-    let assistant = strip_injected(cut(&assistant_raw, opts.max_message_bytes), &opts.strip_tags);
+    let user = strip_injected(prefix(&user_raw, opts.max_message_bytes), &opts.strip_tags);
+    let assistant = strip_injected(prefix(&assistant_raw, opts.max_message_bytes), &opts.strip_tags);
     if user.is_empty() && assistant.is_empty() {
         return Ok(CaptureOutcome::Skipped { reason: "nothing left after stripping injected blocks".into() });
     }
@@ -417,7 +406,7 @@ mod tests {
     fn a_turn_carries_the_previous_turn_as_context_and_link() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = cairn_store::SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
-        let opts = CaptureOptions::default();
+        let opts = CaptureSettings::default();
         let turn = |id: &str, user: &str, ts: i64| TurnInput {
             session_key: "s1".into(),
             turn_id: Some(id.into()),

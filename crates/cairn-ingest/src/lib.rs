@@ -17,9 +17,9 @@ pub mod watch;
 
 use std::path::PathBuf;
 
-pub use capture::{CaptureOptions, CaptureOutcome, ROLES, TurnInput, capture, validate as validate_turn};
+pub use capture::{CaptureOutcome, CaptureSettings, ROLES, TurnInput, capture, validate as validate_turn};
 pub use harvest::{
-    FileAction, FileProblem, HarvestOptions, HarvestReport, HarvestRequest, NoProgress, Progress, harvest,
+    FileAction, FileProblem, HarvestReport, HarvestRequest, HarvestSettings, NoProgress, Progress, harvest,
     resolve_path,
 };
 

@@ -225,7 +225,6 @@ pub fn parse_timestamp(s: &str) -> Option<Millis> {
 /// conversation turn (kind `turn`, session key `<conversation>:S<session>`).
 pub fn doc_to_item(doc: &EvalDoc) -> (Item, Chunk) {
     let created_at = doc.timestamp.as_deref().and_then(parse_timestamp).unwrap_or(0);
-    let hash = content_hash(doc.text.as_bytes());
     let provenance = match session_key(doc) {
         Some(session_key) => {
             Provenance::Turn { session_key, turn_id: doc.id.rsplit(':').next().unwrap_or(&doc.id).to_owned() }
@@ -241,21 +240,13 @@ pub fn doc_to_item(doc: &EvalDoc) -> (Item, Chunk) {
         text: doc.text.clone(),
         tags: doc.tags.clone(),
         audience: Audience::Private,
-        provenance: provenance.clone(),
-        content_hash: hash.clone(),
+        provenance,
+        content_hash: content_hash(doc.text.as_bytes()),
         created_at,
         observed_at: created_at,
         metadata: Default::default(),
     };
-    let chunk = Chunk {
-        id: Chunk::make_id(&doc.id, 0),
-        item_id: doc.id.clone(),
-        ordinal: 0,
-        heading: String::new(),
-        text: doc.text.clone(),
-        provenance,
-        content_hash: hash,
-    };
+    let chunk = Chunk::whole(&item);
     (item, chunk)
 }
 

@@ -709,6 +709,7 @@ fn compile_sessions(doc: Option<&Doc<SessionsFile>>, v: &mut Validator) -> Sessi
     let s = &doc.value;
     out.owner_ids = s.owner_ids.iter().cloned().collect();
     out.token_target = s.token_target;
+    out.unknown_shared = s.unknown != Some(crate::schema::UnknownKeys::Owner);
     let sets = [
         (SessionType::MainSession, "main_session", &s.file_sets.main_session),
         (SessionType::PrivateDm, "private_dm", &s.file_sets.private_dm),

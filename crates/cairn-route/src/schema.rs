@@ -273,6 +273,19 @@ pub(crate) struct SessionsFile {
     pub topic_extras: BTreeMap<String, Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_target: Option<usize>,
+    /// Who a key in no known format is: `shared` (default: fail closed) or `owner`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<UnknownKeys>,
+}
+
+/// How session keys in no known format are treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum UnknownKeys {
+    /// As a shared audience: public memory only, no private pack.
+    Shared,
+    /// As the owner's.
+    Owner,
 }
 
 /// Per-session-type overrides of the bootstrap file set.

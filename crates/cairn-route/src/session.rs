@@ -88,6 +88,9 @@ pub struct SessionsConfig {
     pub(crate) file_sets: BTreeMap<SessionType, Vec<String>>,
     pub(crate) topic_extras: BTreeMap<String, Vec<String>>,
     pub(crate) token_target: Option<usize>,
+    /// Whether a key in no known format is a shared audience (`unknown: shared`, the default) rather
+    /// than the owner's (`unknown: owner`).
+    pub(crate) unknown_shared: bool,
 }
 
 impl Default for SessionsConfig {
@@ -100,6 +103,7 @@ impl Default for SessionsConfig {
                 .collect(),
             topic_extras: BTreeMap::new(),
             token_target: None,
+            unknown_shared: true,
         }
     }
 }
@@ -108,6 +112,12 @@ impl SessionsConfig {
     /// Adds an owner sender id (a bare peer id, or `<channel>:<peer>`).
     pub fn with_owner(mut self, id: impl Into<String>) -> Self {
         self.owner_ids.insert(id.into());
+        self
+    }
+
+    /// Treat keys in no known format as the owner's (`unknown: owner`) instead of a shared audience.
+    pub fn with_unknown_as_owner(mut self) -> Self {
+        self.unknown_shared = false;
         self
     }
 
@@ -198,22 +208,37 @@ pub fn classify_session(key: &str, sessions: &SessionsConfig) -> SessionInfo {
     } else if segs.len() >= 2 && is(segs.len() - 1, "main") {
         (SessionType::MainSession, "key ends with `:main`".to_owned())
     } else {
-        warnings.push(format!(
-            "session key `{key}` is in no recognised format; loading the full (FALLBACK) file set"
-        ));
+        warnings.push(if sessions.unknown_shared {
+            format!(
+                "session key `{key}` is in no recognised format; treated as a shared audience (no private \
+                 memory or packs; `unknown: owner` in sessions.yaml treats such keys as the owner's)"
+            )
+        } else {
+            format!(
+                "session key `{key}` is in no recognised format; treated as the owner's (`unknown: owner`)"
+            )
+        });
         (SessionType::Fallback, "no rule matched".to_owned())
     };
 
     let mut files: Vec<String> = Vec::new();
     let extras = topic_id.as_ref().and_then(|t| sessions.topic_extras.get(t));
-    for f in sessions.files_for(session_type).iter().chain(extras.into_iter().flatten()) {
+    // A key treated as a shared audience gets a shared audience's files (the group chat set), never the
+    // owner's full fallback set (USER.md and the like).
+    let set_of = if session_type == SessionType::Fallback && sessions.unknown_shared {
+        SessionType::GroupChat
+    } else {
+        session_type
+    };
+    for f in sessions.files_for(set_of).iter().chain(extras.into_iter().flatten()) {
         if !files.contains(f) {
             files.push(f.clone());
         }
     }
     SessionInfo {
         session_type,
-        audience_shared: session_type.is_shared_audience(),
+        audience_shared: session_type.is_shared_audience()
+            || (session_type == SessionType::Fallback && sessions.unknown_shared),
         topic_id,
         peer,
         files,
@@ -257,10 +282,14 @@ mod tests {
     }
 
     #[test]
-    fn fallback_warns_and_loads_full_set() {
+    fn fallback_fails_closed_unless_configured() {
         let info = classify_session("weird/key", &SessionsConfig::default());
         assert_eq!(info.warnings.len(), 1);
-        assert_eq!(info.files, ["SOUL.md", "USER.md", "AGENTS.md", "TOOLS_COMPACT.md"]);
+        assert!(info.audience_shared, "an unknown key is a shared audience by default");
+        assert_eq!(info.files, ["SOUL.md", "TOOLS_COMPACT.md"], "and gets a shared audience's files");
+        let owner = SessionsConfig::default().with_unknown_as_owner();
+        let info = classify_session("weird/key", &owner);
         assert!(!info.audience_shared);
+        assert_eq!(info.files, ["SOUL.md", "USER.md", "AGENTS.md", "TOOLS_COMPACT.md"]);
     }
 }

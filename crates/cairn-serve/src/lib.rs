@@ -36,7 +36,7 @@ pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
 /// The daemon's settings (`[serve]` in `cairn.toml`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct ServeOptions {
+pub struct ServeSettings {
     /// TCP address to listen on.
     pub addr: SocketAddr,
     /// Listen on this Unix socket instead of TCP.
@@ -68,7 +68,7 @@ pub struct ServeOptions {
     pub derive_ms: u64,
 }
 
-impl Default for ServeOptions {
+impl Default for ServeSettings {
     fn default() -> Self {
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 7411)),
@@ -93,7 +93,7 @@ pub struct AppState {
     /// The engine.
     pub engine: Arc<Engine>,
     /// Settings.
-    pub options: ServeOptions,
+    pub options: ServeSettings,
     /// Metrics.
     pub metrics: metrics::Metrics,
     /// Wakes the capture worker.
@@ -144,7 +144,7 @@ pub enum Error {
 }
 
 /// Checks the options before binding.
-pub fn check(options: &ServeOptions) -> Result<(), Error> {
+pub fn check(options: &ServeSettings) -> Result<(), Error> {
     if options.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
         return Err(Error::EmptyToken);
     }
@@ -163,7 +163,7 @@ pub struct Daemon {
 
 impl Daemon {
     /// Starts the capture worker over `engine`.
-    pub fn new(engine: Arc<Engine>, options: ServeOptions) -> Daemon {
+    pub fn new(engine: Arc<Engine>, options: ServeSettings) -> Daemon {
         let worker = worker::Worker::start(engine.clone(), options.capture_batch);
         let state = Arc::new(AppState {
             engine,
@@ -323,24 +323,24 @@ pub fn load_or_create_token(data_dir: &std::path::Path) -> std::io::Result<Strin
     Ok(token)
 }
 
-/// Resolves on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called (within the runtime),
+/// not when the future is first polled: a signal that arrives between start-up and serving is not lost.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut term = signal(SignalKind::terminate()).ok();
+    async move {
+        let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+            match s {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        tokio::select! {
+            () = wait(int.take()) => {},
+            () = wait(term.take()) => {},
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
     }
 }

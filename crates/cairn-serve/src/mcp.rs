@@ -194,8 +194,72 @@ impl ServerHandler for CairnMcp {
 
 /// Serves MCP on stdin/stdout until the client disconnects.
 pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let service = CairnMcp::new(engine.clone()).serve(rmcp::transport::stdio()).await?;
+    serve_lines(engine, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// The MCP server over newline-delimited JSON-RPC on `input`/`output`. A line that is not JSON gets the
+/// JSON-RPC parse error (`-32700`, `id: null`) instead of vanishing; every other line goes to the SDK.
+/// One writer task owns `output`, so answers and parse errors never interleave within a line.
+pub async fn serve_lines(
+    engine: Arc<Engine>,
+    input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+    output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (to_sdk, sdk_in) = tokio::io::duplex(64 * 1024);
+    let (sdk_out, from_sdk) = tokio::io::duplex(64 * 1024);
+    let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+
+    let errors = lines_tx.clone();
+    let reader = tokio::spawn(async move {
+        let mut to_sdk = to_sdk;
+        let mut lines = BufReader::new(input).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<serde_json::Value>(&line) {
+                Ok(_) => {
+                    if to_sdk.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let answer = serde_json::json!({
+                        "jsonrpc": "2.0",
+                        "id": null,
+                        "error": {"code": -32700, "message": format!("Parse error: {e}")},
+                    });
+                    let _ = errors.send(answer.to_string());
+                }
+            }
+        }
+        // End of input: closing the SDK's side ends the session.
+        let _ = to_sdk.shutdown().await;
+    });
+    let forward = tokio::spawn(async move {
+        let mut lines = BufReader::new(from_sdk).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(line) = lines_rx.recv().await {
+            if output.write_all(format!("{line}\n").as_bytes()).await.is_err()
+                || output.flush().await.is_err()
+            {
+                break;
+            }
+        }
+    });
+    let service = CairnMcp::new(engine.clone()).serve((sdk_in, sdk_out)).await?;
     service.waiting().await?;
+    reader.abort();
+    let _ = forward.await;
+    let _ = writer.await;
     let _ = tokio::task::spawn_blocking(move || engine.flush_sessions()).await;
     Ok(())
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cairn_core::{Hit, Scope};
 use cairn_engine::{Engine, Source};
-use cairn_serve::ServeOptions;
+use cairn_serve::ServeSettings;
 use common::{TestDaemon, engine_config, options, seed};
 use serde_json::{Value, json};
 
@@ -155,7 +155,7 @@ async fn concurrent_captures_of_one_turn_store_it_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_clear_errors() {
     let dir = setup();
-    let d = TestDaemon::start(dir.path(), ServeOptions { max_body_bytes: 64 * 1024, ..options() }).await;
+    let d = TestDaemon::start(dir.path(), ServeSettings { max_body_bytes: 64 * 1024, ..options() }).await;
     // Oversized body.
     let big = json!({"session_key": "k", "prompt": "x".repeat(100 * 1024)});
     let (s, v) = d.post("/v1/turn", &big).await;
@@ -195,11 +195,21 @@ async fn bad_input_gets_clear_errors() {
 async fn unknown_session_keys_get_the_fallback_kind() {
     let dir = setup();
     let d = TestDaemon::start(dir.path(), options()).await;
-    for key in ["weird/key", "x", "slack|C1|thread", "agent"] {
+    // F10: unknown formats fail closed: a shared audience, never the owner's private memory.
+    for key in [
+        "weird/key",
+        "x",
+        "slack|C1|thread",
+        "agent",
+        "agent:main:whatsapp:120363@g.us",
+        "telegram:-100123456",
+    ] {
         let v = d.turn(key, "dinner at the restaurant").await;
         assert_eq!(v["session"]["kind"], "fallback", "{key}");
-        assert_eq!(v["session"]["audience"], "private", "{key}");
+        assert_eq!(v["session"]["audience"], "public", "{key}");
         assert!(!v["trace"]["warnings"].as_array().unwrap().is_empty());
+        let text = v["prepend_context"].as_str().unwrap();
+        assert!(!text.contains("Trattoria Zanzibar"), "{key}: private memory reached an unknown key: {text}");
     }
     d.stop().await;
 }
@@ -292,7 +302,7 @@ impl Source for SlowSource {
 async fn a_slow_turn_times_out_into_the_fallback_note() {
     let dir = setup();
     let engine = Engine::open(engine_config(dir.path())).unwrap().with_source(Arc::new(SlowSource));
-    let d = TestDaemon::start_with(engine, ServeOptions { turn_timeout_ms: 100, ..options() }).await;
+    let d = TestDaemon::start_with(engine, ServeSettings { turn_timeout_ms: 100, ..options() }).await;
     let started = std::time::Instant::now();
     let v = d.turn("agent:main:main", "dinner").await;
     assert!(started.elapsed() < Duration::from_millis(700));
@@ -306,7 +316,7 @@ async fn a_slow_turn_times_out_into_the_fallback_note() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bearer_token_is_enforced() {
     let dir = setup();
-    let d = TestDaemon::start(dir.path(), ServeOptions { token: Some("s3cret".into()), ..options() }).await;
+    let d = TestDaemon::start(dir.path(), ServeSettings { token: Some("s3cret".into()), ..options() }).await;
     let (s, v) = d.post("/v1/turn", &json!({"session_key": "k", "prompt": "x"})).await;
     assert_eq!(s, 401);
     assert_eq!(v["error"]["code"], "unauthorized");
@@ -325,9 +335,9 @@ async fn bearer_token_is_enforced() {
     assert_eq!(r.status().as_u16(), 401);
     d.stop().await;
     // A non-loopback address needs a token.
-    let open = ServeOptions { addr: "0.0.0.0:0".parse().unwrap(), ..ServeOptions::default() };
+    let open = ServeSettings { addr: "0.0.0.0:0".parse().unwrap(), ..ServeSettings::default() };
     assert!(cairn_serve::check(&open).unwrap_err().to_string().contains("token"));
-    assert!(cairn_serve::check(&ServeOptions { token: Some("t".into()), ..open }).is_ok());
+    assert!(cairn_serve::check(&ServeSettings { token: Some("t".into()), ..open }).is_ok());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -464,7 +474,7 @@ async fn serves_on_a_unix_socket() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = setup();
     let sock = dir.path().join("cairn.sock");
-    let d = TestDaemon::start(dir.path(), ServeOptions { unix: Some(sock.clone()), ..options() }).await;
+    let d = TestDaemon::start(dir.path(), ServeSettings { unix: Some(sock.clone()), ..options() }).await;
     assert!(d.url.starts_with("unix:"));
     let mut s = tokio::net::UnixStream::connect(&sock).await.unwrap();
     s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: cairn\r\nConnection: close\r\n\r\n").await.unwrap();

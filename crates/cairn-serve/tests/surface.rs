@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use cairn_serve::ServeOptions;
+use cairn_serve::ServeSettings;
 use common::{TestDaemon, options, seed};
 use serde_json::{Value, json};
 
@@ -71,7 +71,7 @@ async fn a_web_page_cannot_write_memory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dns_rebinding_reads_nothing_and_configured_names_are_served() {
     let dir = setup();
-    let opts = ServeOptions {
+    let opts = ServeSettings {
         allowed_origins: vec!["https://app.example".into()],
         allowed_hosts: vec!["cairn.internal".into()],
         ..options()
@@ -130,13 +130,13 @@ async fn options_that_would_destroy_or_expose_are_refused() {
     let engine = cairn_engine::Engine::open(common::engine_config(dir.path())).unwrap();
     let daemon = cairn_serve::Daemon::new(
         std::sync::Arc::new(engine),
-        ServeOptions { unix: Some(precious.clone()), ..options() },
+        ServeSettings { unix: Some(precious.clone()), ..options() },
     );
     let err = daemon.run(async {}, |_| {}).await.unwrap_err();
     assert!(err.to_string().contains("not a socket"), "{err}");
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
 
-    let empty = ServeOptions { token: Some("  ".into()), ..options() };
+    let empty = ServeSettings { token: Some("  ".into()), ..options() };
     assert!(cairn_serve::check(&empty).unwrap_err().to_string().contains("empty"));
 
     let first = TestDaemon::start(dir.path(), options()).await;

@@ -244,6 +244,9 @@ pub trait Store {
     fn file_states(&self) -> Result<BTreeMap<String, FileState>>;
     /// The explicit tag vocabulary with item counts, sorted by tag.
     fn tag_vocabulary(&self) -> Result<Vec<(String, u64)>>;
+
+    /// The explicit tags of public items only, with their counts (what may be inferred on a public item).
+    fn public_tag_vocabulary(&self) -> Result<Vec<(String, u64)>>;
     /// Record a finished turn; idempotent per `(session_key, turn_id)`.
     fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome>;
     /// The recorded turn of `session_key` just before `(ts, turn_id)` (turns are ordered by time, then

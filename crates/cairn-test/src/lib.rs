@@ -1,5 +1,6 @@
 //! Fixtures shared by Cairn's tests and benchmarks: an [`Item`] builder, the one chunk of an item
-//! ([`chunk_of`]) and the [`Hit`] of that chunk. A dev-dependency only: no library depends on it.
+//! ([`chunk_of`]), the [`Hit`] of that chunk, and [`copy_dir`] for copying a workspace or config. A
+//! dev-dependency only: no library depends on it.
 //!
 //! ```
 //! use cairn_core::{Audience, ItemKind};
@@ -17,7 +18,12 @@
 //! ```
 #![warn(missing_docs)]
 
+use std::path::Path;
+
 use cairn_core::{Audience, Chunk, Hit, Item, ItemKind, Millis, Provenance, Why, content_hash};
+
+/// When [`fact`]s were written and seen: 2023-11-14T22:13:20Z.
+pub const FACT_AT: Millis = 1_700_000_000_000;
 
 /// A builder of the item `id`. Unless set: project `default`, kind [`ItemKind::Fact`], empty title,
 /// text and tags, [`Audience::Private`], provenance `External { source: "test" }`, created and observed
@@ -42,17 +48,30 @@ pub fn item(id: impl Into<String>) -> ItemBuilder {
     }
 }
 
-/// The one chunk (ordinal 0) of `item`: its whole text, provenance and content hash, no heading.
-pub fn chunk_of(item: &Item) -> Chunk {
-    Chunk {
-        id: Chunk::make_id(&item.id, 0),
-        item_id: item.id.clone(),
-        ordinal: 0,
-        heading: String::new(),
-        text: item.text.clone(),
-        provenance: item.provenance.clone(),
-        content_hash: item.content_hash.clone(),
+/// A stated fact (kind `fact`, project `default`, from `External { source: "test" }`, no tags), written
+/// and seen at [`FACT_AT`].
+pub fn fact(id: &str, title: &str, text: &str, audience: Audience) -> Item {
+    item(id).title(title).text(text).audience(audience).created_at(FACT_AT).observed_at(FACT_AT).build()
+}
+
+/// Copies the tree `from` to `to` (folders created).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
     }
+}
+
+/// The one chunk (ordinal 0) of `item`: its whole text, provenance and content hash, no heading
+/// ([`Chunk::whole`]).
+pub fn chunk_of(item: &Item) -> Chunk {
+    Chunk::whole(item)
 }
 
 /// An [`Item`] under construction; see [`item`].

@@ -11,7 +11,7 @@ use std::time::UNIX_EPOCH;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use super::HarvestOptions;
+use super::HarvestSettings;
 use super::paths::{in_scope, lossy_rel, normalize, relative, shown};
 use super::report::FileProblem;
 use crate::{Error, Result};
@@ -33,7 +33,7 @@ fn globset(patterns: &[String], what: &str) -> Result<GlobSet> {
 }
 
 impl Matcher {
-    pub(super) fn new(o: &HarvestOptions) -> Result<Self> {
+    pub(super) fn new(o: &HarvestSettings) -> Result<Self> {
         Ok(Self {
             include: globset(&o.include, "include")?,
             exclude: globset(&o.exclude, "exclude")?,
@@ -268,7 +268,7 @@ fn walk_error(err: &ignore::Error) -> (Option<&Path>, String) {
 
 /// Walk the workspace `root` (only `scopes`, when given) for the files `m` wants, without following
 /// symlinks; what cannot be read or is left out on purpose is reported, never silently dropped.
-pub(super) fn crawl(root: &Path, scopes: &[String], m: &Matcher, o: &HarvestOptions) -> Crawl {
+pub(super) fn crawl(root: &Path, scopes: &[String], m: &Matcher, o: &HarvestSettings) -> Crawl {
     let mut bases: BTreeSet<PathBuf> = BTreeSet::new();
     if scopes.is_empty() {
         for g in &o.include {

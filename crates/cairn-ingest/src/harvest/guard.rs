@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::HarvestOptions;
+use super::HarvestSettings;
 use crate::{Error, Result};
 
 /// Whether `rel` (a stored file) is at or under one of the paths a crawl could not see.
@@ -21,7 +21,7 @@ pub(super) fn hidden(unseen: &BTreeSet<String>, rel: &str) -> bool {
 }
 
 /// Checks that `harvest.max_delete_share` is a share (0 to 1).
-pub(super) fn check_share(opts: &HarvestOptions) -> Result<()> {
+pub(super) fn check_share(opts: &HarvestSettings) -> Result<()> {
     if !(0.0..=1.0).contains(&opts.max_delete_share) {
         return Err(Error::Config(format!(
             "`harvest.max_delete_share` must be between 0 and 1, not {}",
@@ -33,9 +33,9 @@ pub(super) fn check_share(opts: &HarvestOptions) -> Result<()> {
 
 /// Refuses a run that would delete `deleting` of the `total` stored files when that is more than
 /// `harvest.max_delete_share` allows, or when the whole workspace (`root`) held no memory file
-/// (`found_none`), unless [`HarvestOptions::allow_mass_delete`].
+/// (`found_none`), unless [`HarvestSettings::allow_mass_delete`].
 pub(super) fn check_deletions(
-    opts: &HarvestOptions,
+    opts: &HarvestSettings,
     deleting: usize,
     total: usize,
     found_none: bool,

@@ -1,6 +1,6 @@
 //! Harvesting memory files into the store: crawl, parse, chunk, tag, write in atomic batches.
 //!
-//! This module holds the run's parameters ([`HarvestOptions`], [`HarvestRequest`]) and [`harvest`],
+//! This module holds the run's parameters ([`HarvestSettings`], [`HarvestRequest`]) and [`harvest`],
 //! which puts the steps together: resolve the paths a run is restricted to (`paths`), walk the
 //! workspace (`crawl`), read and parse each file (`read`), decide what to delete (`guard`), then write
 //! in batches and fill in the [`HarvestReport`] (`report`).
@@ -25,6 +25,7 @@ use crate::{Error, Result, tags};
 use crawl::{Candidate, Crawl, Matcher, crawl};
 use read::{Parsed, Read, read_one};
 
+pub use cairn_core::{NoProgress, Progress};
 pub use paths::{relative, resolve_path};
 pub use read::parse_date;
 pub use report::{FileAction, FileEntry, FileProblem, HarvestReport};
@@ -32,7 +33,7 @@ pub use report::{FileAction, FileEntry, FileProblem, HarvestReport};
 /// Options for harvesting: the `[harvest]` section of `cairn.toml`.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct HarvestOptions {
+pub struct HarvestSettings {
     /// Globs (relative to the workspace root) of files to harvest.
     pub include: Vec<String>,
     /// Globs to leave out.
@@ -72,7 +73,7 @@ pub struct HarvestOptions {
     pub cwd: Option<PathBuf>,
 }
 
-impl Default for HarvestOptions {
+impl Default for HarvestSettings {
     fn default() -> Self {
         Self {
             include: vec!["MEMORY.md".into(), "memory/**/*.md".into()],
@@ -93,7 +94,7 @@ impl Default for HarvestOptions {
     }
 }
 
-impl HarvestOptions {
+impl HarvestSettings {
     /// The frontmatter limits of these options.
     pub fn frontmatter_limits(&self) -> Limits {
         Limits {
@@ -117,14 +118,12 @@ pub struct HarvestRequest {
     pub force: bool,
 }
 
-pub use cairn_core::{NoProgress, Progress};
-
 /// Phase 1's verdict on a file: unchanged, unreadable, or changed (kept whole for small runs).
 enum Probe {
     Same(FileState),
     Problem(FileProblem),
     Parsed(Box<Parsed>),
-    Changed { explicit_tags: Vec<String> },
+    Changed { explicit_tags: Vec<String>, audience: Audience },
 }
 
 /// Harvest memory files under `req.root` into `store`.
@@ -135,13 +134,13 @@ enum Probe {
 ///
 /// Harvest never deletes what it could not see: a folder that cannot be read is a problem and the
 /// stored files under it are kept, as are those under skipped entries (symlinks, FIFOs, names that are
-/// not UTF-8). A run that would delete more than [`HarvestOptions::max_delete_share`] of the store's
+/// not UTF-8). A run that would delete more than [`HarvestSettings::max_delete_share`] of the store's
 /// files, or that finds no memory file at all while the store has some, fails with
 /// [`Error::TooManyDeletions`] before writing anything (unless
-/// [`HarvestOptions::allow_mass_delete`]).
+/// [`HarvestSettings::allow_mass_delete`]).
 pub fn harvest(
     store: &mut dyn Store,
-    opts: &HarvestOptions,
+    opts: &HarvestSettings,
     req: &HarvestRequest,
     progress: &dyn Progress,
 ) -> Result<HarvestReport> {
@@ -167,7 +166,7 @@ pub fn harvest(
                 Read::Same(f) => Probe::Same(f),
                 Read::Problem(p) => Probe::Problem(p),
                 Read::Parsed(p) => Probe::Parsed(p),
-                Read::Changed(explicit_tags) => Probe::Changed { explicit_tags },
+                Read::Changed(explicit_tags, audience) => Probe::Changed { explicit_tags, audience },
             }
         })
         .collect();
@@ -180,22 +179,32 @@ pub fn harvest(
         report.files.push(FileEntry { path: s.path.clone(), action: FileAction::Skipped });
     }
     report.skipped_entries = skipped;
-    // The vocabulary is fixed before inference so the result does not depend on file order.
+    // The vocabulary is fixed before inference so the result does not depend on file order. A public
+    // item is tagged only from public items' tags: a private note's tag never reaches a shared audience
+    // through a public note it happens to name.
     let mut vocabulary: BTreeSet<String> = store.tag_vocabulary()?.into_iter().map(|(t, _)| t).collect();
+    let mut public_vocabulary: BTreeSet<String> =
+        store.public_tag_vocabulary()?.into_iter().map(|(t, _)| t).collect();
     for p in &probes {
-        match p {
-            Probe::Parsed(p) => vocabulary.extend(p.explicit_tags.iter().cloned()),
-            Probe::Changed { explicit_tags, .. } => vocabulary.extend(explicit_tags.iter().cloned()),
-            _ => {}
+        let (tags, audience) = match p {
+            Probe::Parsed(p) => (&p.explicit_tags, p.item.audience),
+            Probe::Changed { explicit_tags, audience } => (explicit_tags, *audience),
+            _ => continue,
+        };
+        vocabulary.extend(tags.iter().cloned());
+        if audience == Audience::Public {
+            public_vocabulary.extend(tags.iter().cloned());
         }
     }
     let tag_matcher = tags::TagMatcher::new(&vocabulary);
+    let public_matcher = tags::TagMatcher::new(&public_vocabulary);
     let finish = |p: Parsed, report: &mut HarvestReport| -> Write {
         let Parsed { mut item, chunks, explicit_tags, file, warnings } = p;
         report.warnings.extend(warnings);
+        let matcher = if item.audience == Audience::Public { &public_matcher } else { &tag_matcher };
         let mut all: BTreeSet<String> = explicit_tags.iter().cloned().collect();
-        all.extend(tag_matcher.find(&item.title));
-        all.extend(tag_matcher.find(&item.text));
+        all.extend(matcher.find(&item.title));
+        all.extend(matcher.find(&item.text));
         item.tags = all.into_iter().collect();
         report.chunks += chunks.len();
         Write::Upsert { item, chunks, explicit_tags, file: Some(file) }
@@ -274,7 +283,7 @@ pub fn harvest(
             for r in reads {
                 match r {
                     Read::Parsed(p) => writes.push(finish(*p, &mut report)),
-                    Read::Changed(_) => unreachable!("phase 2 parses in full"),
+                    Read::Changed(..) => unreachable!("phase 2 parses in full"),
                     // Changed again since phase 1: keep the file's state as it is now.
                     Read::Same(f) => writes.push(Write::TouchFile(f)),
                     Read::Problem(p) => {

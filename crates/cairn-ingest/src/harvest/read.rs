@@ -9,7 +9,7 @@ use std::path::Path;
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, content_hash};
 use cairn_store::FileState;
 
-use super::HarvestOptions;
+use super::HarvestSettings;
 use super::crawl::{Candidate, Matcher, file_id};
 use super::report::FileProblem;
 use crate::chunk::chunk_markdown;
@@ -29,8 +29,8 @@ pub(super) struct Parsed {
 /// What reading one file found.
 pub(super) enum Read {
     Parsed(Box<Parsed>),
-    /// Changed, not parsed further (probe pass): its explicit tags.
-    Changed(Vec<String>),
+    /// Changed, not parsed further (probe pass): its explicit tags and audience.
+    Changed(Vec<String>, Audience),
     Same(FileState),
     Problem(FileProblem),
 }
@@ -68,7 +68,7 @@ fn title_of(fm: Option<&Frontmatter>, body: &str, rel: &str) -> String {
 pub(super) fn read_one(
     c: &Candidate,
     prev: Option<&FileState>,
-    o: &HarvestOptions,
+    o: &HarvestSettings,
     m: &Matcher,
     force: bool,
     full: bool,
@@ -150,7 +150,7 @@ pub(super) fn read_one(
     let title = title_of(fm.as_ref(), body, &c.rel);
     let explicit_tags = tags::normalize_all(fm.as_ref().map(|f| f.tags.iter()).into_iter().flatten());
     if !full {
-        return Read::Changed(explicit_tags);
+        return Read::Changed(explicit_tags, audience);
     }
     let project = fm
         .as_ref()

@@ -29,7 +29,7 @@ mod unix {
             std::fs::write(p, format!("# {rel}\n\nnotes about {rel}\n")).unwrap();
         }
 
-        fn run(&mut self, opts: &HarvestOptions) -> Result<HarvestReport> {
+        fn run(&mut self, opts: &HarvestSettings) -> Result<HarvestReport> {
             let req = HarvestRequest { root: self.root.clone(), ..Default::default() };
             harvest(&mut self.store, opts, &req, &NoProgress)
         }
@@ -48,7 +48,7 @@ mod unix {
         // A folder the walk cannot read, made without privileges (root reads a `chmod 000` folder): its
         // path outgrows PATH_MAX once the workspace moves deeper, so reading it fails (ENAMETOOLONG).
         let mut ws = Ws::new();
-        let opts = HarvestOptions::default();
+        let opts = HarvestSettings::default();
         ws.write("memory/a.md");
         let long = "d".repeat(200);
         let deep: String = (0..18).map(|_| format!("{long}/")).collect();
@@ -67,10 +67,7 @@ mod unix {
         assert_eq!(counts(&r), [0, 1, 0, 0, 1], "{r:#?}");
         assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
         let p = &r.problems[0];
-        assert!(
-            p.path.starts_with(&format!("memory/{long}/")) && deep_file.starts_with(&p.path),
-            "{p:?}"
-        );
+        assert!(p.path.starts_with(&format!("memory/{long}/")) && deep_file.starts_with(&p.path), "{p:?}");
         assert!(p.reason.starts_with("cannot read: ") && p.reason.contains("stored files"), "{p:?}");
         assert_eq!(r.files, [FileEntry { path: deep_file.clone(), action: FileAction::Kept }]);
         assert_eq!(ws.stored().len(), 2);
@@ -79,7 +76,7 @@ mod unix {
     #[test]
     fn a_walk_base_behind_a_symlink_loop_is_a_problem_not_an_empty_folder() {
         let mut ws = Ws::new();
-        let mut opts = HarvestOptions::default();
+        let mut opts = HarvestSettings::default();
         opts.include.push("notes/inner/**/*.md".into());
         ws.write("memory/a.md");
         ws.write("notes/inner/x.md");
@@ -96,7 +93,7 @@ mod unix {
     #[test]
     fn skipped_entries_keep_their_stored_files() {
         let mut ws = Ws::new();
-        let opts = HarvestOptions::default();
+        let opts = HarvestSettings::default();
         for f in ["memory/a.md", "memory/b.md", "memory/sub/x.md", "memory/sub/y.md"] {
             ws.write(f);
         }
@@ -124,7 +121,7 @@ mod unix {
     #[test]
     fn mass_deletion_is_refused_before_any_write() {
         let mut ws = Ws::new();
-        let mut opts = HarvestOptions::default();
+        let mut opts = HarvestSettings::default();
         for f in ["memory/a.md", "memory/b.md", "memory/c.md", "memory/d.md"] {
             ws.write(f);
         }
@@ -178,9 +175,6 @@ mod unix {
         assert_eq!(resolve("w/memory/gone.md", &stored).unwrap(), "memory/gone.md");
         let err = resolve("memory/typo.md", &none).unwrap_err();
         assert!(matches!(err, Error::NotInWorkspace { .. }), "{err}");
-        assert!(
-            err.to_string().contains(&ws.root.canonicalize().unwrap().display().to_string()),
-            "{err}"
-        );
+        assert!(err.to_string().contains(&ws.root.canonicalize().unwrap().display().to_string()), "{err}");
     }
 }

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cairn_route::{Decision, EntitySummary, Router, SessionState, TurnInput};
+use cairn_test::copy_dir;
 
 pub fn example_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/config")
@@ -19,19 +20,6 @@ pub fn copy_example() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     copy_dir(&example_dir(), tmp.path());
     tmp
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 pub fn edit(path: &Path, from: &str, to: &str) {

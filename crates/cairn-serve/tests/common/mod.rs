@@ -5,38 +5,27 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_core::{Audience, Item, ItemKind};
+use cairn_core::Audience;
 use cairn_engine::{Engine, EngineConfig};
-use cairn_serve::{Daemon, ServeOptions};
+use cairn_serve::{Daemon, ServeSettings};
 use cairn_store::{SqliteStore, Store, Write};
+use cairn_test::fact;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 pub const ROUTE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/config");
 
-pub fn item(id: &str, title: &str, text: &str, audience: Audience) -> Item {
-    cairn_test::item(id)
-        .kind(ItemKind::Fact)
-        .title(title)
-        .text(text)
-        .audience(audience)
-        .external("test")
-        .created_at(1_700_000_000_000)
-        .observed_at(1_700_000_000_000)
-        .build()
-}
-
 /// Seeds a store with a public and a private fact.
 pub fn seed(data: &Path) {
     let mut store = SqliteStore::open(&data.join("cairn.sqlite")).unwrap();
     let items = [
-        item(
+        fact(
             "fact:trattoria",
             "Favourite restaurant",
             "Lucia's favourite restaurant is Trattoria Zanzibar; she always books the corner table for dinner.",
             Audience::Private,
         ),
-        item(
+        fact(
             "fact:queue",
             "Alert queue",
             "The alert queue of the ops team lives in SQLite and restaurant alerts go to the bistro channel.",
@@ -53,9 +42,13 @@ pub fn engine_config(data: &Path) -> EngineConfig {
     cfg
 }
 
-pub fn options() -> ServeOptions {
+pub fn options() -> ServeSettings {
     // Debug builds on a busy 2-core box: a generous turn timeout (one test sets a short one on purpose).
-    ServeOptions { addr: "127.0.0.1:0".parse().unwrap(), turn_timeout_ms: 30_000, ..ServeOptions::default() }
+    ServeSettings {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        turn_timeout_ms: 30_000,
+        ..ServeSettings::default()
+    }
 }
 
 pub struct TestDaemon {
@@ -67,11 +60,11 @@ pub struct TestDaemon {
 }
 
 impl TestDaemon {
-    pub async fn start(data: &Path, options: ServeOptions) -> TestDaemon {
+    pub async fn start(data: &Path, options: ServeSettings) -> TestDaemon {
         Self::start_with(Engine::open(engine_config(data)).unwrap(), options).await
     }
 
-    pub async fn start_with(engine: Engine, options: ServeOptions) -> TestDaemon {
+    pub async fn start_with(engine: Engine, options: ServeSettings) -> TestDaemon {
         let engine = Arc::new(engine);
         let daemon = Daemon::new(engine.clone(), options);
         let (tx, rx) = oneshot::channel::<()>();
