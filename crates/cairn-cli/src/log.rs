@@ -1,5 +1,5 @@
 //! What the libraries report through `tracing`, shown the way the CLI shows everything else: one
-//! `warning: …` or `error: …` line on stderr per event, nothing below warnings.
+//! `warning: …`, `error: …` or `info: …` line on stderr per event (`info` only from Cairn's own crates).
 
 use std::fmt;
 
@@ -29,12 +29,16 @@ where
     }
 }
 
-/// Installs the stderr logger for this process (warnings and errors).
+/// Installs the stderr logger for this process: Cairn's own warnings, errors and notices (a daemon's
+/// config reload), and only warnings and errors of the libraries beneath it.
 pub(crate) fn init() {
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(Level::WARN)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .event_format(Plain)
-        .try_init();
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_default(Level::WARN)
+        .with_target("cairn_serve", Level::INFO)
+        .with_target("cairn_engine", Level::INFO);
+    let layer =
+        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).event_format(Plain);
+    let _ = tracing_subscriber::registry().with(layer).with(filter).try_init();
 }

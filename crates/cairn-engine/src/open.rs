@@ -53,7 +53,8 @@ pub struct Engine {
     recaller: OnceLock<RwLock<Opened<Arc<Recaller>>>>,
     embedder: OnceLock<Option<Arc<dyn Embedder>>>,
     vectors: OnceLock<Option<VectorLane>>,
-    routing: OnceLock<Routing>,
+    /// The routing side; replaced whole by [`Engine::reload_routing`] (readers hold their `Arc`).
+    routing: RwLock<Option<Arc<Routing>>>,
     sessions: OnceLock<SessionStates>,
     /// The loaded graph (or why it could not be loaded).
     graph: OnceLock<RwLock<Opened<Arc<Graph>>>>,
@@ -102,7 +103,7 @@ impl Engine {
         drop(engine.side()?);
         drop(engine.deriver()?);
         engine.sessions();
-        engine.routing();
+        let _ = engine.routing();
         // A degraded recall side or graph is reported by `problems`, not an error.
         let _ = engine.recaller();
         if engine.graph_wanted() {
@@ -131,7 +132,7 @@ impl Engine {
             recaller: OnceLock::new(),
             embedder: OnceLock::new(),
             vectors: OnceLock::new(),
-            routing: OnceLock::new(),
+            routing: RwLock::new(None),
             sessions: OnceLock::new(),
             graph: OnceLock::new(),
             // Zero: the first refresh checks for work a previous run left (captures not yet embedded).
@@ -160,7 +161,7 @@ impl Engine {
         {
             out.push(format!("recall unavailable: {e}"));
         }
-        if let Some(routing) = self.routing.get() {
+        if let Some(routing) = &*self.routing.read().unwrap_or_else(|e| e.into_inner()) {
             out.extend(routing.error.clone());
         }
         if let Some(g) = self.graph.get()
@@ -398,18 +399,45 @@ impl Engine {
             .as_ref()
     }
 
-    pub(crate) fn routing(&self) -> &Routing {
-        self.routing.get_or_init(|| {
-            let (router, error) = match &self.cfg.route_dir {
-                Some(dir) => match Router::load(dir) {
-                    Ok(r) => (Some(r), None),
-                    Err(e) => (None, Some(format!("routing config `{}`: {e}", dir.display()))),
-                },
-                None => (None, None),
-            };
-            let sessions = router.as_ref().map(|r| r.config().sessions().clone()).unwrap_or_default();
-            Routing { router, error, sessions }
-        })
+    /// The routing side (loaded on first use).
+    pub(crate) fn routing(&self) -> Arc<Routing> {
+        if let Some(r) = &*self.routing.read().unwrap_or_else(|e| e.into_inner()) {
+            return r.clone();
+        }
+        let mut slot = self.routing.write().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| Arc::new(self.load_routing())).clone()
+    }
+
+    fn load_routing(&self) -> Routing {
+        let (router, error) = match &self.cfg.route_dir {
+            Some(dir) => match Router::load(dir) {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(format!("routing config `{}`: {e}", dir.display()))),
+            },
+            None => (None, None),
+        };
+        let sessions = router.as_ref().map(|r| r.config().sessions().clone()).unwrap_or_default();
+        Routing { router, error, sessions }
+    }
+
+    /// Loads the routing config again (a daemon does on SIGHUP). A config that loads replaces the one in
+    /// use; one that does not is reported and the last good one keeps serving.
+    pub fn reload_routing(&self) -> std::result::Result<(), String> {
+        let fresh = self.load_routing();
+        if let Some(e) = &fresh.error {
+            let serving = self
+                .routing
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .is_some_and(|r| r.router.is_some());
+            if serving {
+                return Err(format!("{e}; the previous routing config stays in use"));
+            }
+        }
+        let error = fresh.error.clone();
+        *self.routing.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(fresh));
+        error.map_or(Ok(()), Err)
     }
 
     /// Every session's sticky state, loaded from the store on first use (a store that cannot be read

@@ -64,10 +64,12 @@ impl Engine {
         // Routing, with entity boosts from the recalled hits; the turn counter moves either way.
         let t = Instant::now();
         let entities = Self::entities(&recalled.hits);
+        // One routing config for the whole turn, even if a reload swaps it meanwhile.
+        let routing = self.routing();
         let decision = self.sessions().update(&req.session_key, |entry| {
             entry.turns += 1;
             trace.turn = entry.turns;
-            self.routing().router.as_ref().map(|router| {
+            routing.router.as_ref().map(|router| {
                 let input = cairn_route::TurnInput::new(prompt)
                     .session_key(&req.session_key)
                     .entities(&entities)
@@ -77,7 +79,7 @@ impl Engine {
         });
         trace.micros.route = t.elapsed().as_micros() as u64;
         let intent = decision.as_ref().map(IntentView::of).unwrap_or_else(|| IntentView {
-            reason: match &self.routing().error {
+            reason: match &routing.error {
                 Some(_) => "routing config unavailable: no pack".to_owned(),
                 None => "no routing config: no pack".to_owned(),
             },
@@ -172,11 +174,12 @@ impl Engine {
         let prompt = prefix(prompt, self.cfg.max_prompt_bytes);
         let info = self.classify(session_key);
         let session = SessionView::of(&info, None);
-        let Some(router) = &self.routing().router else {
+        let routing = self.routing();
+        let Some(router) = &routing.router else {
             return serde_json::json!({
                 "session": session,
                 "intent": IntentView { reason: "no routing config: no pack".into(), ..Default::default() },
-                "problems": self.routing().error.iter().collect::<Vec<_>>(),
+                "problems": routing.error.iter().collect::<Vec<_>>(),
             });
         };
         let creq = self.context_request(prompt, session.scope(), self.cfg.context.budget, now);

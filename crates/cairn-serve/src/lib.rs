@@ -226,6 +226,22 @@ impl Daemon {
                 }
             })
         };
+        let reloader = {
+            let engine = self.state.engine.clone();
+            // Installed before the daemon says it listens, like the shutdown handlers.
+            let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+            tokio::spawn(async move {
+                let Some(mut hangup) = hangup else { return };
+                while hangup.recv().await.is_some() {
+                    let e = engine.clone();
+                    match tokio::task::spawn_blocking(move || e.reload_routing()).await {
+                        Ok(Ok(())) => tracing::info!("SIGHUP: routing config reloaded"),
+                        Ok(Err(err)) => tracing::error!("SIGHUP: {err}"),
+                        Err(err) => tracing::error!("SIGHUP: reload failed: {err}"),
+                    }
+                }
+            })
+        };
         let served = match &self.state.options.unix {
             Some(path) => {
                 remove_stale_socket(path)?;
@@ -246,6 +262,7 @@ impl Daemon {
         };
         flusher.abort();
         deriver.abort();
+        reloader.abort();
         // Finish every queued capture, then save session state.
         let worker = self.worker;
         let engine = self.state.engine.clone();
