@@ -6,20 +6,8 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
+use cairn_test::copy_dir;
 use serde_json::{Value, json};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 async fn intent(client: &reqwest::Client, url: &str, prompt: &str) -> Value {
     let r = client
