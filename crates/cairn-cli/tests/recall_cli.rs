@@ -222,3 +222,12 @@ fn eval_retrieval_reports_per_category_and_overall() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("queries.jsonl:1"));
 }
+
+#[test]
+fn zero_hits_asked_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    index_fixture(dir.path());
+    let out = cairn_in(dir.path()).args(["recall", "GRIB", "-k", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "`-k 0` used to print `no hits` and exit 0");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"));
+}

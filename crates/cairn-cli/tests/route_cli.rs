@@ -102,6 +102,14 @@ fn intent_test_missing_config_is_an_error() {
     let o = run(cairn(tmp.path(), &tmp.path().join("nope")).args(["intent-test", "hello"]));
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("cannot load the routing config"), "{}", o.stderr);
+    // Said once, naming the directory: no "not found: not found".
+    assert!(o.stderr.contains("does not exist"), "{}", o.stderr);
+    assert_eq!(
+        o.stderr.matches("not found").count() + o.stderr.matches("does not exist").count(),
+        1,
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]

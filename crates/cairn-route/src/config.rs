@@ -224,10 +224,7 @@ fn required<T: DeserializeOwned>(dir: &Path, stem: &str) -> Result<Doc<T>> {
 impl RawConfig {
     pub(crate) fn read(dir: &Path) -> Result<RawConfig> {
         if !dir.is_dir() {
-            return Err(Error::Io {
-                path: dir.to_owned(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "config directory not found"),
-            });
+            return Err(Error::MissingDir { path: dir.to_owned() });
         }
         Ok(RawConfig {
             dir: dir.to_owned(),

@@ -33,6 +33,12 @@ impl fmt::Display for Issue {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The config directory does not exist.
+    #[error("config directory `{}` does not exist", path.display())]
+    MissingDir {
+        /// The directory.
+        path: PathBuf,
+    },
     /// A config file exists but could not be read.
     #[error("cannot read `{}`: {source}", path.display())]
     Io {

@@ -116,6 +116,7 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
             settings.store_path().display()
         );
     }
+    anyhow::ensure!(args.k >= 1, "`-k` must be at least 1");
     let mut recall_settings = settings.recall.clone();
     if let Some(h) = args.half_life_days {
         anyhow::ensure!(h > 0.0, "`--half-life-days` must be positive");
