@@ -283,14 +283,17 @@ impl Engine {
             return assemble_for(req, recalled);
         };
         let areq = assemble_request(req, recalled);
-        let reader = self.reader();
-        match (self.graph(), &reader) {
-            (Ok(graph), Ok(store)) => {
-                let step = GraphExpansion { graph: Ok((&*graph, &**store as &dyn Store)), options };
+        // The graph first: a read connection is opened only when there is a graph to read items for.
+        let graph = match self.graph() {
+            Ok(g) => g,
+            Err(e) => return graph_assemble(areq, Some(GraphExpansion { graph: Err(&e), options }), req),
+        };
+        match self.reader() {
+            Ok(store) => {
+                let step = GraphExpansion { graph: Ok((&*graph, &*store as &dyn Store)), options };
                 graph_assemble(areq, Some(step), req)
             }
-            (Err(e), _) => graph_assemble(areq, Some(GraphExpansion { graph: Err(&e), options }), req),
-            (_, Err(e)) => graph_assemble(areq, Some(GraphExpansion { graph: Err(e), options }), req),
+            Err(e) => graph_assemble(areq, Some(GraphExpansion { graph: Err(&e), options }), req),
         }
     }
 }
