@@ -204,7 +204,9 @@ impl<'a> Assembler<'a> {
         let visible = |h: &&Hit| o.scope.as_ref().is_none_or(|s| s.allows(h.audience));
         let mut topic: Vec<&Hit> = self.req.topic.iter().filter(visible).collect();
         topic.sort_by(|a, b| rank(b).total_cmp(&rank(a)).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
-        let mut recent: Vec<&Hit> = self.req.recent.iter().filter(visible).collect();
+        // The recent layer is about time: an undated item is not recent.
+        let mut recent: Vec<&Hit> =
+            self.req.recent.iter().filter(visible).filter(|h| h.created_at != cairn_core::UNDATED).collect();
         recent.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
         let layered = topic
             .into_iter()
@@ -307,13 +309,22 @@ impl<'a> Assembler<'a> {
             if title.is_empty() {
                 title = "(untitled)".to_owned();
             }
-            let date = text::date_utc(hit.created_at);
+            // An undated item shows no date (never a harvest day).
+            let date = if hit.created_at == cairn_core::UNDATED {
+                String::new()
+            } else {
+                text::date_utc(hit.created_at)
+            };
             let tags = sanitize_tags(hit.tags.iter(), MAX_TAGS);
             let source = text::one_line(&hit.provenance.display(), SOURCE_CHARS);
             let mut meta = String::with_capacity(64 + title.len() + source.len());
             match self.syntax {
                 Syntax::Markdown => {
-                    let _ = writeln!(meta, "### [{date}] {}", text::defuse(&title));
+                    if date.is_empty() {
+                        let _ = writeln!(meta, "### {}", text::defuse(&title));
+                    } else {
+                        let _ = writeln!(meta, "### [{date}] {}", text::defuse(&title));
+                    }
                     if !tags.is_empty() {
                         let joined = tags.join(", ");
                         let _ = writeln!(meta, "*Tags: {}*", text::md_italic_safe(&text::defuse(&joined)));
@@ -330,7 +341,11 @@ impl<'a> Assembler<'a> {
                         Layer::Topic => "topic",
                         Layer::Recent => "recent",
                     };
-                    let _ = write!(meta, "\" layer=\"{layer}\" date=\"{date}\" title=\"");
+                    let _ = write!(meta, "\" layer=\"{layer}\"");
+                    if !date.is_empty() {
+                        let _ = write!(meta, " date=\"{date}\"");
+                    }
+                    meta.push_str(" title=\"");
                     text::xml_attr(&title, &mut meta);
                     meta.push_str("\" source=\"");
                     text::xml_attr(&source, &mut meta);
@@ -713,6 +728,7 @@ impl<'a> Assembler<'a> {
                 .map(|l| l.name.clone())
                 .collect(),
             warnings: self.req.warnings.clone(),
+            relevance: self.req.relevance.clone(),
             candidates,
             included,
             excluded,

@@ -1,7 +1,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use cairn_core::{Hit, LaneReport, Scope};
+use cairn_core::{Hit, LaneReport, Relevance, Scope};
 use cairn_tokens::Encoding;
 use serde::{Deserialize, Serialize};
 
@@ -172,6 +172,9 @@ pub struct AssembleRequest {
     pub lanes: Vec<LaneReport>,
     /// Problems that did not stop recall, copied into the receipt.
     pub warnings: Vec<String>,
+    /// What recall's relevance floor decided, copied into the receipt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<Relevance>,
     /// Hard cap on the block's tokens, counted with `options.encoding`.
     pub budget: usize,
     /// Everything else.
@@ -188,6 +191,7 @@ impl AssembleRequest {
             recent: Vec::new(),
             lanes: Vec::new(),
             warnings: Vec::new(),
+            relevance: None,
             budget,
             options: AssembleOptions::default(),
         }

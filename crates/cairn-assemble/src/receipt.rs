@@ -1,4 +1,4 @@
-use cairn_core::LaneReport;
+use cairn_core::{LaneReport, Relevance};
 use cairn_tokens::Encoding;
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +73,10 @@ pub struct Receipt {
     /// request. No item text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What recall's relevance floor decided: the best candidate's relevance, its parts by lane and
+    /// the floor (when nothing reached it, the block is empty and this says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<Relevance>,
 }
 
 /// Candidate counts. Hits withheld for audience are not counted anywhere.

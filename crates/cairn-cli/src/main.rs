@@ -83,8 +83,9 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum EvalCommand {
-    /// Recall@k, Hit@k and NDCG@10 on a labelled corpus (LoCoMo format).
-    Retrieval(recall::EvalRetrievalArgs),
+    /// Recall@k, Hit@k and NDCG@10 on a labelled corpus (LoCoMo format), or relevance per kind of
+    /// question on a workspace of memory files (`--workspace`).
+    Retrieval(Box<recall::EvalRetrievalArgs>),
     /// Shadow-compare intent detection against expected packs.
     Intents(route::EvalIntentsArgs),
 }
@@ -124,7 +125,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::serve(args, &settings),
         Command::Mcp => serve::mcp(&settings),
         Command::Eval { command } => match command {
-            EvalCommand::Retrieval(args) => recall::eval_retrieval(args, &settings),
+            EvalCommand::Retrieval(args) => recall::eval_retrieval(*args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),
         },
     }

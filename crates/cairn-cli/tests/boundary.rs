@@ -24,6 +24,10 @@ const ALLOWED: &[(&str, &str)] = &[
     // harness (and its embedder) over a labelled corpus.
     ("commands/recall.rs", "cairn_recall"),
     ("commands/recall.rs", "cairn_embed"),
+    // `cairn eval retrieval --workspace`: each run's recall settings, and the user's embedder lent to
+    // the engine over a temporary data dir.
+    ("commands/eval.rs", "cairn_recall"),
+    ("commands/eval.rs", "cairn_embed"),
     // `cairn intent-test`, `rules`, `eval intents`, `bootstrap`: the router and its config, dry runs.
     ("commands/route.rs", "cairn_route"),
     ("commands/route.rs", "cairn_tokens"),

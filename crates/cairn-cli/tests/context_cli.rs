@@ -98,7 +98,7 @@ fn trace_receipt_is_redaction_safe_and_stats_only_has_no_block() {
     let receipt: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     let lanes: Vec<&str> =
         receipt["lanes"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
-    assert_eq!(lanes, ["lexical", "vector", "tags", "recency"]);
+    assert_eq!(lanes, ["lexical", "vector", "tags", "recency", "date"]);
     assert!(!receipt["included"].as_array().unwrap().is_empty());
     let text = receipt.to_string();
     for raw in ["quiet hours", "severe", "Lena", "status of apollo"] {

@@ -162,8 +162,8 @@ fn bad_files_are_reported_and_never_abort() {
     let (code, out, err) = env.run(&["harvest", "--json"]);
     assert_eq!(code, 0, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(r["new"], 1);
-    assert_eq!(r["failed"], 8);
+    assert_eq!(r["new"], 3, "good, latin1 and unterminated are indexed");
+    assert_eq!(r["failed"], 6);
     let problems = r["problems"].as_array().unwrap();
     let reason = |f: &str| {
         problems.iter().find(|p| p["path"].as_str().unwrap().ends_with(f)).unwrap()["reason"]
@@ -171,9 +171,7 @@ fn bad_files_are_reported_and_never_abort() {
             .unwrap()
             .to_owned()
     };
-    assert!(reason("latin1.md").contains("UTF-8"));
     assert!(reason("malformed.md").contains("malformed frontmatter"));
-    assert!(reason("unterminated.md").contains("unterminated"));
     assert!(reason("/empty.md").contains("empty"));
     assert!(reason("blank.md").contains("empty"));
     assert!(reason("binary.md").contains("binary"));
@@ -183,11 +181,24 @@ fn bad_files_are_reported_and_never_abort() {
     let malformed = problems.iter().find(|p| p["path"] == "memory/malformed.md").unwrap();
     assert!(malformed["line"].as_u64().unwrap() >= 3);
     assert!(err.contains("warning: memory/malformed.md:"), "{err}");
+    // A legacy encoding is decoded, frontmatter never closed is read as text: each with a warning.
+    let warnings = r["warnings"].as_array().unwrap();
+    let warning = |f: &str| {
+        let w = warnings.iter().find(|w| w["path"] == format!("memory/{f}")).unwrap();
+        (w["line"].as_u64(), w["reason"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(warning("latin1.md"), (Some(1), "not UTF-8: decoded as windows-1252".into()));
+    assert_eq!(
+        warning("unterminated.md"),
+        (Some(1), "frontmatter opened at line 1 is never closed; indexed as text".into())
+    );
+    assert!(err.contains("warning: memory/latin1.md:1: not UTF-8: decoded as windows-1252"), "{err}");
+    assert_eq!(env.item_text("memory-file:memory/latin1.md").unwrap(), "# Café\n\nbad bytes");
 
     // A good file that turns bad keeps its last good version.
     env.write("memory/good.md", "---\ntitle: [unclosed\n---\nnew body\n");
     let r = env.harvest(&[]);
-    assert_eq!(r["failed"], 9);
+    assert_eq!(r["failed"], 7);
     assert_eq!(env.item_text("memory-file:memory/good.md").unwrap(), "# Good\n\nfine");
 }
 

@@ -69,11 +69,11 @@ fn recall_json_has_hits_parts_reasons_and_lanes() {
     assert_eq!(hit_ids(&v), ["grib", "secret"]);
     let top = &v["hits"][0];
     assert_eq!(top["provenance"]["path"], "memory/grib.md");
-    assert!(top["parts"]["lexical"].as_f64().unwrap() > 0.99);
+    assert!(top["parts"]["lexical"].as_f64().unwrap() > 0.5, "{top}");
     assert!(top["why"]["terms"].as_array().unwrap().iter().any(|t| t == "grib"));
     let lanes: Vec<&str> =
         v["lanes"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
-    assert_eq!(lanes, ["lexical", "vector", "tags", "recency"]);
+    assert_eq!(lanes, ["lexical", "vector", "tags", "recency", "date"]);
     assert_eq!(v["query"], "why did the GRIB parser crash?");
 
     // Public-only callers never see the private item, not even in counts.

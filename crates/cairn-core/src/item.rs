@@ -152,7 +152,8 @@ pub struct Item {
     pub provenance: Provenance,
     /// Hash of the source bytes (for files) or of the stored text.
     pub content_hash: String,
-    /// When it was written: frontmatter `date`, the turn's timestamp, or the file's mtime.
+    /// When it was written, only from what the item says: frontmatter `date`, else a date in its file
+    /// name or path, else the captured turn's timestamp; [`crate::UNDATED`] when none.
     pub created_at: Millis,
     /// When Cairn last saw it.
     pub observed_at: Millis,
@@ -213,6 +214,9 @@ pub struct Why {
     /// scores are in [`Hit::parts`].
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub ranks: std::collections::BTreeMap<String, usize>,
+    /// How its date fits a date expression of the query (`2026-03-12 in 'mid-March'`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
 }
 
 /// A retrieved chunk with everything needed to rank, explain and render it.

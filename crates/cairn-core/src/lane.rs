@@ -33,3 +33,29 @@ pub struct LaneReport {
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
+
+/// What the relevance floor decided for one recall.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Relevance {
+    /// The floor in use (0: off).
+    pub floor: f32,
+    /// The best candidate's relevance (0 without candidates).
+    pub best: f32,
+    /// That candidate's parts by lane (`lexical` calibrated, `vector` the cosine similarity, `date`
+    /// the date fit, ...).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parts: std::collections::BTreeMap<String, f32>,
+    /// Candidates left out because no candidate reached the floor.
+    pub below: usize,
+    /// The share of the query's idf weight carried by words that occur nowhere in the caller's
+    /// scope (0 when the lexical lane did not run).
+    #[serde(default)]
+    pub unknown: f32,
+}
+
+impl Relevance {
+    /// Whether the floor left every candidate out.
+    pub fn nothing_relevant(&self) -> bool {
+        self.below > 0 && self.best < self.floor
+    }
+}

@@ -25,13 +25,17 @@ mod text;
 pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, PREVIOUS_KEY, context_of, embed_text};
 pub use hash::content_hash;
 pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
-pub use lane::{LaneReport, LaneStatus};
+pub use lane::{LaneReport, LaneStatus, Relevance};
 pub use progress::{NoProgress, Progress};
 pub use scope::Scope;
-pub use text::{now_ms, prefix};
+pub use text::{now_ms, prefix, prefix_words};
 
 /// The project an item belongs to when nothing says otherwise.
 pub const DEFAULT_PROJECT: &str = "default";
 
 /// Milliseconds since the Unix epoch, the unit of every timestamp in Cairn.
 pub type Millis = i64;
+
+/// The `created_at` of an item that says nothing about when it was written (no frontmatter `date`,
+/// no date in its file name or path, not a captured turn): it gets no recency and shows no date.
+pub const UNDATED: Millis = 0;

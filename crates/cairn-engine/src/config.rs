@@ -46,6 +46,12 @@ pub struct ContextSettings {
     pub encoding: Encoding,
     /// Default output format.
     pub format: Format,
+    /// Below this relevance (the best candidate's, on recall's scale where `recall.floor` is the
+    /// least that is injected at all) a block holds at most `modest_items` entries and no recent
+    /// layer: a prompt that only just clears the floor costs a few hundred tokens, not the budget.
+    pub modest_relevance: f32,
+    /// Entries of a block whose best relevance is below `modest_relevance`.
+    pub modest_items: usize,
 }
 
 impl Default for ContextSettings {
@@ -60,11 +66,23 @@ impl Default for ContextSettings {
             snippet_cap: o.snippet_cap,
             encoding: o.encoding,
             format: o.format,
+            modest_relevance: 0.75,
+            modest_items: 3,
         }
     }
 }
 
 impl ContextSettings {
+    /// Thins what recall gave when its best relevance is modest (see `modest_relevance`): the best
+    /// `modest_items` hits, no recent items.
+    pub(crate) fn modest(&self, recalled: &mut crate::Recalled) {
+        let Some(rel) = &recalled.relevance else { return };
+        if rel.floor > 0.0 && !recalled.hits.is_empty() && rel.best < self.modest_relevance {
+            recalled.hits.truncate(self.modest_items);
+            recalled.recent.clear();
+        }
+    }
+
     /// The assembly options these settings resolve to.
     pub fn assemble_options(&self) -> AssembleOptions {
         AssembleOptions {

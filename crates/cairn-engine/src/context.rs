@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use cairn_assemble::{AssembleOptions, AssembleRequest, Assembly};
-use cairn_core::{Hit, LaneReport, LaneStatus, Millis, Scope, now_ms, prefix};
+use cairn_core::{Hit, LaneReport, LaneStatus, Millis, Scope, now_ms, prefix_words};
 use cairn_recall::{RecallQuery, RecallResult, Recaller};
 use cairn_store::Store;
 
@@ -73,6 +73,8 @@ pub struct Recalled {
     pub lanes: Vec<LaneReport>,
     /// Problems that did not stop recall; they reach the receipt.
     pub warnings: Vec<String>,
+    /// What the relevance floor decided; it reaches the receipt.
+    pub relevance: Option<cairn_core::Relevance>,
 }
 
 impl Recalled {
@@ -107,6 +109,7 @@ pub fn recall_for(
                 query_tags: result.query_tags,
                 lanes,
                 warnings: result.warnings,
+                relevance: Some(result.relevance),
             }
         }
         Err(e) => Recalled {
@@ -139,6 +142,7 @@ pub(crate) fn assemble_request(req: &ContextRequest, recalled: Recalled) -> Asse
     areq.recent = recalled.recent;
     areq.lanes = recalled.lanes;
     areq.warnings = recalled.warnings;
+    areq.relevance = recalled.relevance;
     areq
 }
 
@@ -177,7 +181,7 @@ impl Engine {
         now: Millis,
     ) -> ContextRequest {
         let c = &self.cfg.context;
-        let mut req = ContextRequest::new(prefix(query, self.cfg.max_prompt_bytes), scope, budget, now);
+        let mut req = ContextRequest::new(prefix_words(query, self.cfg.max_prompt_bytes), scope, budget, now);
         if let Some(n) = c.candidates {
             req.candidates = n;
         }
@@ -212,7 +216,8 @@ impl Engine {
             tracing::warn!("the graph step is disabled by `graph.enabled = false`");
         }
         let step = (wanted && g.enabled).then(|| g.expansion(q.cross_project));
-        let recalled = self.gather(&req);
+        let mut recalled = self.gather(&req);
+        self.cfg.context.modest(&mut recalled);
         self.assemble(&req, recalled, step.as_ref())
     }
 

@@ -120,7 +120,21 @@ impl Engine {
         };
         let tags = item.tags.clone();
         let mut writer = self.writer()?;
+        // A note's tags are explicit: they join the tag vocabulary harvested files are tagged from.
+        let vocabulary = |s: &SqliteStore| -> Result<[Vec<String>; 2]> {
+            let names = |v: Vec<(String, u64)>| v.into_iter().map(|(t, _)| t).collect();
+            Ok([names(s.tag_vocabulary()?), names(s.public_tag_vocabulary()?)])
+        };
+        // Replacing a tagged note (same text) can take tags out of it too.
+        let may_change = !tags.is_empty() || !writer.explicit_tags(&id)?.is_empty();
+        let before = if may_change { Some(vocabulary(&writer)?) } else { None };
         writer.apply(&[Write::Upsert { item, chunks: vec![], explicit_tags: tags, file: None }], "ingest")?;
+        if let Some(before) = before
+            && before != vocabulary(&writer)?
+        {
+            // Harvested files are tagged from the vocabulary: bring them up to the new one.
+            cairn_ingest::harvest::retag_files(&mut *writer, self.cfg.harvest.batch_size)?;
+        }
         self.sync_locked(&writer)?;
         Ok(id)
     }

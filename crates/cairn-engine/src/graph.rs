@@ -240,7 +240,7 @@ fn expand_hits(
                             terms: vec![],
                             tags: vec![],
                             lanes: vec!["graph".into()],
-                            ranks: Default::default(),
+                            ..Default::default()
                         },
                     });
                 }

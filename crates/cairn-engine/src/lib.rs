@@ -44,6 +44,7 @@ mod bootstrap;
 mod config;
 mod context;
 mod derive;
+pub mod eval;
 mod graph;
 mod index;
 mod links;

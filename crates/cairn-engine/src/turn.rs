@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use cairn_assemble::Assembly;
-use cairn_core::{Hit, Millis, now_ms, prefix};
+use cairn_core::{Hit, Millis, now_ms, prefix, prefix_words};
 use cairn_route::{EntitySummary, Outcome};
 
 use crate::Result;
@@ -39,7 +39,7 @@ impl Engine {
         let budget = req.budget.unwrap_or(self.cfg.context.budget);
         let info = self.classify(&req.session_key);
         let session = SessionView::of(&info, req.project.clone());
-        let prompt = prefix(&req.prompt, self.cfg.max_prompt_bytes);
+        let prompt = prefix_words(&req.prompt, self.cfg.max_prompt_bytes);
         let mut trace = TurnTrace {
             turn_id: req.turn_id.clone(),
             session_reason: info.reason.clone(),
@@ -53,7 +53,8 @@ impl Engine {
         let t = Instant::now();
         let mut creq = self.context_request(prompt, session.scope(), budget, now);
         creq.timings = true;
-        let recalled = self.gather(&creq);
+        let mut recalled = self.gather(&creq);
+        self.cfg.context.modest(&mut recalled);
         trace.micros.recall = t.elapsed().as_micros() as u64;
         let recall_failed = match self.recaller() {
             Err(_) => Some("the memory index is unavailable".to_owned()),
@@ -171,7 +172,7 @@ impl Engine {
     /// written, and the turn counter does not move.
     pub fn intent(&self, session_key: &str, prompt: &str, now: Option<Millis>) -> serde_json::Value {
         let now = now.unwrap_or_else(now_ms);
-        let prompt = prefix(prompt, self.cfg.max_prompt_bytes);
+        let prompt = prefix_words(prompt, self.cfg.max_prompt_bytes);
         let info = self.classify(session_key);
         let session = SessionView::of(&info, None);
         let routing = self.routing();

@@ -80,9 +80,10 @@ pub struct Split<'a> {
 
 /// Split `text` into frontmatter and body, checking `limits` before parsing.
 ///
-/// Files without a leading `---` line have no frontmatter; the body is then the whole text.
-/// Unterminated or malformed frontmatter is an error (the file cannot be indexed reliably);
-/// frontmatter over a limit, and values Cairn cannot use, are warnings.
+/// Files without a leading `---` line have no frontmatter; the body is then the whole text. A `---`
+/// line that is never closed opens no frontmatter (it is most likely a rule above the note): the body
+/// is the text after it, with a warning. Malformed frontmatter is an error (the file cannot be indexed
+/// reliably); frontmatter over a limit, and values Cairn cannot use, are warnings.
 pub fn split<'a>(text: &'a str, limits: &Limits) -> Result<Split<'a>, FrontmatterError> {
     let first_line_end = text.find('\n').map_or(text.len(), |i| i + 1);
     if text[..first_line_end].trim_end() != "---" {
@@ -105,9 +106,14 @@ pub fn split<'a>(text: &'a str, limits: &Limits) -> Result<Split<'a>, Frontmatte
         offset = end;
         line += 1;
     }
-    Err(FrontmatterError {
-        line: 1,
-        reason: "unterminated frontmatter: `---` on line 1 is never closed".into(),
+    Ok(Split {
+        frontmatter: None,
+        body: &text[first_line_end..],
+        body_line: 2,
+        warnings: vec![FrontmatterError {
+            line: 1,
+            reason: "frontmatter opened at line 1 is never closed; indexed as text".into(),
+        }],
     })
 }
 
@@ -489,7 +495,7 @@ fn parse_yaml(yaml: &str, key_lines: &HashMap<String, u32>) -> Result<Parsed, Fr
                     } else {
                         warn(format!(
                             "frontmatter `{key}`: `{d}` is not a date (YYYY-MM-DD or an RFC 3339 date-time): \
-                             ignored, the file name's date or the modification time is used"
+                             ignored, the date in the file's name or path is used, if it has one"
                         ));
                         None
                     }
@@ -600,9 +606,18 @@ mod tests {
     }
 
     #[test]
+    fn unterminated_frontmatter_is_text_with_a_warning() {
+        let s = split_default("---\ntitle: x\ntags: [a, b\n\nThe note itself.\n").unwrap();
+        assert!(s.frontmatter.is_none());
+        assert_eq!((s.body, s.body_line), ("title: x\ntags: [a, b\n\nThe note itself.\n", 2));
+        let w: Vec<(u32, &str)> = s.warnings.iter().map(|w| (w.line, w.reason.as_str())).collect();
+        assert_eq!(w, [(1, "frontmatter opened at line 1 is never closed; indexed as text")]);
+        let s = split_default("---").unwrap();
+        assert_eq!((s.body, s.warnings.len()), ("", 1));
+    }
+
+    #[test]
     fn errors_carry_file_lines() {
-        let err = split_default("---\ntitle: x\ntags: [a, b\n").unwrap_err();
-        assert!(err.reason.contains("unterminated"), "{err:?}");
         let err = split_default("---\ntitle: ok\ntags: [a, b\nmore: x\n---\nbody").unwrap_err();
         assert!(err.reason.starts_with("malformed frontmatter"), "{err:?}");
         assert!(err.line >= 3, "{err:?}");

@@ -75,5 +75,6 @@ pub use analyzer::{STOP_WORDS, analyze};
 pub use error::{Error, ErrorKind, Result};
 pub use index::{ChunkWriter, RecallIndex, SCHEMA_VERSION};
 pub use recall::{
-    ALL_LANES, Fusion, LaneWeights, RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane, lane,
+    ALL_LANES, Calibration, DEFAULT_FLOOR, Fusion, LaneWeights, RecallQuery, RecallResult, RecallSettings,
+    Recaller, VectorLane, lane,
 };

@@ -48,8 +48,12 @@ async fn turn_injects_memory_and_pack_for_the_owner() {
 async fn group_sessions_get_no_private_pack_or_memory() {
     let dir = setup();
     let d = TestDaemon::start(dir.path(), options()).await;
-    let v =
-        d.turn("agent:main:telegram:group:-100123", "Book a table for dinner at the restaurant bistro").await;
+    let v = d
+        .turn(
+            "agent:main:telegram:group:-100123",
+            "Book a table for dinner at the restaurant bistro. Where does the ops team's alert queue live?",
+        )
+        .await;
     let text = v["prepend_context"].as_str().unwrap();
     assert_eq!(v["session"]["kind"], "group_chat");
     assert_eq!(v["session"]["audience"], "public");
@@ -57,7 +61,7 @@ async fn group_sessions_get_no_private_pack_or_memory() {
     assert!(!text.contains("<pack-context"), "private pack leaked into a group: {text}");
     assert!(text.contains("Alert queue"), "public memory is still there: {text}");
     // Search without a session key is public-only too.
-    let (s, v) = d.post("/v1/search", &json!({"query": "restaurant dinner table"})).await;
+    let (s, v) = d.post("/v1/search", &json!({"query": "restaurant alerts channel"})).await;
     assert_eq!(s, 200);
     let hits = v["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
@@ -225,7 +229,7 @@ async fn a_one_megabyte_prompt_is_served_within_budget() {
     assert_eq!(s, 200, "{v}");
     assert!(v["tokens"].as_u64().unwrap() <= 500);
     assert_eq!(v["trace"]["prompt_truncated"], true);
-    assert!(v["prepend_context"].as_str().unwrap().contains("<cairn-context"));
+    assert!(v["prepend_context"].as_str().unwrap().contains("<cairn-context"), "{v}");
     d.stop().await;
 }
 

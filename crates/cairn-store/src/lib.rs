@@ -247,6 +247,9 @@ pub trait Store {
 
     /// The explicit tags of public items only, with their counts (what may be inferred on a public item).
     fn public_tag_vocabulary(&self) -> Result<Vec<(String, u64)>>;
+    /// The explicit tags of one item (those its source gave; the rest of [`Item::tags`] are inferred),
+    /// sorted; empty for an unknown item.
+    fn explicit_tags(&self, item_id: &str) -> Result<Vec<String>>;
     /// Record a finished turn; idempotent per `(session_key, turn_id)`.
     fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome>;
     /// The recorded turn of `session_key` just before `(ts, turn_id)` (turns are ordered by time, then

@@ -128,6 +128,7 @@ prop_compose! {
                 error: lane_failed.then(|| "boom".to_owned()),
             }],
             warnings: Vec::new(),
+            relevance: None,
             budget,
             options,
         }

@@ -1,6 +1,7 @@
 //! One module per command family; each exposes clap argument types and `run`-style functions.
 
 pub(crate) mod context;
+pub(crate) mod eval;
 pub(crate) mod graph;
 pub(crate) mod ingest;
 pub(crate) mod models;

@@ -8,7 +8,7 @@ use anyhow::Context;
 use cairn_core::Scope;
 use cairn_engine::{Engine, EngineConfig};
 use cairn_recall::eval::{EvalOptions, EvalRun, evaluate_runs, load_corpus, load_queries};
-use cairn_recall::{ALL_LANES, Fusion, LaneWeights, RecallQuery, RecallSettings, lane};
+use cairn_recall::{ALL_LANES, Fusion, RecallQuery, RecallSettings, lane};
 use clap::Args;
 use serde::Serialize;
 
@@ -50,11 +50,29 @@ pub(crate) struct RecallArgs {
 #[derive(Debug, Args)]
 pub(crate) struct EvalRetrievalArgs {
     /// JSONL corpus (one document per line)
+    #[arg(long, required_unless_present = "workspace", conflicts_with = "workspace")]
+    pub corpus: Option<PathBuf>,
+    /// A workspace of memory files to evaluate on instead of a corpus (harvested into a temporary
+    /// data directory); `--queries` then holds labelled questions with target files
     #[arg(long)]
-    pub corpus: PathBuf,
-    /// JSONL questions with evidence ids
+    pub workspace: Option<PathBuf>,
+    /// JSONL questions: with `--corpus`, questions with evidence ids; with `--workspace`, one
+    /// `{"id","kind","question","targets":[paths]}` per line (kind `offtopic`: no targets, must get an
+    /// empty block)
     #[arg(long)]
     pub queries: PathBuf,
+    /// With `--workspace`: the reference day dates in questions are resolved against (YYYY-MM-DD;
+    /// default: the day of the workspace's latest dated note)
+    #[arg(long, requires = "workspace")]
+    pub now: Option<String>,
+    /// With `--workspace`: one line per question (relevance, rank of the first target, block or
+    /// empty, top file)
+    #[arg(long, requires = "workspace")]
+    pub details: bool,
+    /// With `--workspace`: only one half of the questions (1: the 1st, 3rd, 5th... of each kind; 2: the
+    /// others), to choose settings on one half and report on the other
+    #[arg(long, requires = "workspace", value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub half: Option<u8>,
     /// Cut-offs, comma-separated
     #[arg(long, default_value = "1,5,10", value_delimiter = ',')]
     pub k: Vec<usize>,
@@ -123,7 +141,7 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
         recall_settings.half_life_days = h;
     }
     if args.lexical_only {
-        recall_settings.weights = LaneWeights::lexical_only();
+        recall_settings = recall_settings.only_lanes(&[lane::LEXICAL]);
     }
     if !args.lanes.is_empty() {
         let lanes = parse_lanes(&args.lanes.join("+"))?;
@@ -205,7 +223,12 @@ fn parse_lanes(spec: &str) -> anyhow::Result<Vec<&'static str>> {
 }
 
 pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let docs = load_corpus(&args.corpus)?;
+    let corpus = match (&args.workspace, &args.corpus) {
+        (Some(ws), _) => return super::eval::eval_workspace(&args, ws, settings),
+        (None, Some(c)) => c,
+        (None, None) => anyhow::bail!("`--corpus` or `--workspace` is needed"),
+    };
+    let docs = load_corpus(corpus)?;
     let mut queries = load_queries(&args.queries)?;
     if !args.conversations.is_empty() {
         queries.retain(|q| args.conversations.contains(&q.conversation));

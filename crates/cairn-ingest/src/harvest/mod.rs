@@ -2,14 +2,16 @@
 //!
 //! This module holds the run's parameters ([`HarvestSettings`], [`HarvestRequest`]) and [`harvest`],
 //! which puts the steps together: resolve the paths a run is restricted to (`paths`), walk the
-//! workspace (`crawl`), read and parse each file (`read`), decide what to delete (`guard`), then write
-//! in batches and fill in the [`HarvestReport`] (`report`).
+//! workspace (`crawl`), read and parse each file (`read`), decide what to delete (`guard`), infer tags
+//! against the vocabulary the store will have after the run (`vocab`), then write in batches and fill
+//! in the [`HarvestReport`] (`report`).
 
 mod crawl;
 mod guard;
 mod paths;
 mod read;
 mod report;
+mod vocab;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -21,13 +23,14 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::frontmatter::Limits;
-use crate::{Error, Result, tags};
+use crate::{Error, Result};
 use crawl::{Candidate, Crawl, Matcher, crawl};
 use read::{Parsed, Read, read_one};
+use vocab::{Matchers, Vocabulary};
 
 pub use cairn_core::{NoProgress, Progress};
 pub use paths::{relative, resolve_path};
-pub use read::parse_date;
+pub use read::{date_from_path, parse_date};
 pub use report::{FileAction, FileEntry, FileProblem, HarvestReport};
 
 /// Options for harvesting: the `[harvest]` section of `cairn.toml`.
@@ -132,6 +135,10 @@ enum Probe {
 /// deleted; problem files are reported and keep whatever version the store had. Writes go in atomic
 /// batches, so a run killed half-way leaves a consistent store that the next run completes.
 ///
+/// The same files give the same store whatever the order and batching of the runs that harvested
+/// them: tags are inferred against the tag vocabulary the store has after the run, and when a run
+/// changes that vocabulary the stored files it does not read again are re-inferred too (`retagged`).
+///
 /// Harvest never deletes what it could not see: a folder that cannot be read is a problem and the
 /// stored files under it are kept, as are those under skipped entries (symlinks, FIFOs, names that are
 /// not UTF-8). A run that would delete more than [`HarvestSettings::max_delete_share`] of the store's
@@ -179,41 +186,13 @@ pub fn harvest(
         report.files.push(FileEntry { path: s.path.clone(), action: FileAction::Skipped });
     }
     report.skipped_entries = skipped;
-    // The vocabulary is fixed before inference so the result does not depend on file order. A public
-    // item is tagged only from public items' tags: a private note's tag never reaches a shared audience
-    // through a public note it happens to name.
-    let mut vocabulary: BTreeSet<String> = store.tag_vocabulary()?.into_iter().map(|(t, _)| t).collect();
-    let mut public_vocabulary: BTreeSet<String> =
-        store.public_tag_vocabulary()?.into_iter().map(|(t, _)| t).collect();
-    for p in &probes {
-        let (tags, audience) = match p {
-            Probe::Parsed(p) => (&p.explicit_tags, p.item.audience),
-            Probe::Changed { explicit_tags, audience } => (explicit_tags, *audience),
-            _ => continue,
-        };
-        vocabulary.extend(tags.iter().cloned());
-        if audience == Audience::Public {
-            public_vocabulary.extend(tags.iter().cloned());
-        }
-    }
-    let tag_matcher = tags::TagMatcher::new(&vocabulary);
-    let public_matcher = tags::TagMatcher::new(&public_vocabulary);
-    let finish = |p: Parsed, report: &mut HarvestReport| -> Write {
-        let Parsed { mut item, chunks, explicit_tags, file, warnings } = p;
-        report.warnings.extend(warnings);
-        let matcher = if item.audience == Audience::Public { &public_matcher } else { &tag_matcher };
-        let mut all: BTreeSet<String> = explicit_tags.iter().cloned().collect();
-        all.extend(matcher.find(&item.title));
-        all.extend(matcher.find(&item.text));
-        item.tags = all.into_iter().collect();
-        report.chunks += chunks.len();
-        Write::Upsert { item, chunks, explicit_tags, file: Some(file) }
-    };
-
     let mut other_writes: Vec<Write> = Vec::new();
     let mut changed: Vec<&Candidate> = Vec::new();
     let mut parsed: Vec<Box<Parsed>> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
+    // Items the run replaces or deletes, and the explicit tags and audience of the files it writes.
+    let mut replaced: Vec<&str> = Vec::new();
+    let mut written: Vec<(Vec<String>, Audience)> = Vec::new();
     for (c, p) in candidates.iter().zip(probes) {
         seen.insert(&c.rel);
         match p {
@@ -235,9 +214,19 @@ pub fn harvest(
                     _ => report.updated += 1,
                 }
                 report.files.push(FileEntry { path: c.rel.clone(), action });
+                if let Some(f) = known.get(&c.rel) {
+                    replaced.push(&f.item_id);
+                }
                 match p {
-                    Probe::Parsed(p) => parsed.push(p),
-                    _ => changed.push(c),
+                    Probe::Parsed(p) => {
+                        written.push((p.explicit_tags.clone(), p.item.audience));
+                        parsed.push(p);
+                    }
+                    Probe::Changed { explicit_tags, audience } => {
+                        written.push((explicit_tags, audience));
+                        changed.push(c);
+                    }
+                    _ => unreachable!("matched above"),
                 }
             }
         }
@@ -254,11 +243,35 @@ pub fn harvest(
         }
         report.deleted += 1;
         report.files.push(FileEntry { path: path.clone(), action: FileAction::Deleted });
+        replaced.push(&f.item_id);
         other_writes.push(Write::Delete { item_id: f.item_id.clone() });
     }
     let found_none = scopes.is_empty() && candidates.is_empty();
     guard::check_deletions(opts, report.deleted, known.len(), found_none, &root)?;
     report.files.sort();
+
+    // Tags are inferred against the vocabulary the store will have after this run, fixed before any
+    // inference so the result depends neither on file order nor on how the files were split into runs
+    // (see `vocab`). The stored files this run does not write are brought up to it first.
+    let batch = opts.batch_size.max(1);
+    let (before, after) = Vocabulary::before_and_after(
+        store,
+        replaced.iter().copied(),
+        written.iter().map(|(t, a)| (t.as_slice(), *a)),
+    )?;
+    let replaced: BTreeSet<&str> = replaced.into_iter().collect();
+    let others = known.values().map(|f| f.item_id.as_str()).filter(|id| !replaced.contains(id));
+    report.retagged = vocab::retag(store, others, &after, Some(&before), batch, req.dry_run)?;
+    let matchers = Matchers::new(&after);
+    let finish = |p: Parsed, report: &mut HarvestReport| -> Write {
+        let Parsed { mut item, chunks, explicit_tags, file, warnings } = p;
+        report.warnings.extend(warnings);
+        let mut all: BTreeSet<String> = explicit_tags.iter().cloned().collect();
+        all.extend(matchers.infer(&item));
+        item.tags = all.into_iter().collect();
+        report.chunks += chunks.len();
+        Write::Upsert { item, chunks, explicit_tags, file: Some(file) }
+    };
     if req.dry_run {
         for p in parsed {
             report.chunks += p.chunks.len();
@@ -266,7 +279,7 @@ pub fn harvest(
         }
     } else {
         // Phase 2: parse and write the changed files one batch at a time.
-        let batch = opts.batch_size.max(1);
+        let mut unwritten: Vec<&str> = Vec::new();
         let mut writes: Vec<Write> = parsed.into_iter().map(|p| finish(*p, &mut report)).collect();
         if !changed.is_empty() {
             progress.start(changed.len() as u64);
@@ -280,13 +293,17 @@ pub fn harvest(
                     r
                 })
                 .collect();
-            for r in reads {
+            for (c, r) in group.iter().zip(reads) {
                 match r {
                     Read::Parsed(p) => writes.push(finish(*p, &mut report)),
                     Read::Changed(..) => unreachable!("phase 2 parses in full"),
                     // Changed again since phase 1: keep the file's state as it is now.
-                    Read::Same(f) => writes.push(Write::TouchFile(f)),
+                    Read::Same(f) => {
+                        unwritten.extend(known.get(&c.rel).map(|f| f.item_id.as_str()));
+                        writes.push(Write::TouchFile(f));
+                    }
                     Read::Problem(p) => {
+                        unwritten.extend(known.get(&c.rel).map(|f| f.item_id.as_str()));
                         report.failed += 1;
                         report.problems.push(p);
                     }
@@ -300,10 +317,31 @@ pub fn harvest(
         for group in writes.chunks(batch) {
             store.apply(group, "harvest")?;
         }
+        // A file that changed again or became unreadable between the two reads of a big run keeps its
+        // stored version, and may leave another vocabulary than predicted: then every stored file is
+        // re-inferred against the real one; else only those kept versions, inferred before this run.
+        let now = Vocabulary::of_store(store)?;
+        if now != after {
+            let files = store.file_states()?;
+            let ids = files.values().map(|f| f.item_id.as_str());
+            report.retagged += vocab::retag(store, ids, &now, Some(&after), batch, false)?;
+        } else if !unwritten.is_empty() {
+            report.retagged += vocab::retag(store, unwritten, &now, None, batch, false)?;
+        }
     }
     report.seq = store.last_seq()?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
+}
+
+/// Re-infers the tags of every harvested file against the store's tag vocabulary as it is now and
+/// writes those whose tags change (`batch_size` per transaction); returns how many. For writes outside
+/// a harvest that change the vocabulary (a note ingested with a tag no item had): a harvest keeps the
+/// files up to the vocabulary itself.
+pub fn retag_files(store: &mut dyn Store, batch_size: usize) -> Result<usize> {
+    let now = Vocabulary::of_store(store)?;
+    let files = store.file_states()?;
+    vocab::retag(store, files.values().map(|f| f.item_id.as_str()), &now, None, batch_size, false)
 }
 
 #[cfg(all(test, unix))]

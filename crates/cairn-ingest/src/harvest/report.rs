@@ -75,6 +75,9 @@ pub struct HarvestReport {
     pub skipped: usize,
     /// Stored files not deleted because the path they are under could not be read or was skipped.
     pub kept: usize,
+    /// Stored files this run did not re-read whose inferred tags changed because the tag vocabulary did
+    /// (a tag now explicit somewhere, or no longer): written again with their new tags.
+    pub retagged: usize,
     /// Chunks written.
     pub chunks: usize,
     /// Whether nothing was written.
@@ -84,8 +87,8 @@ pub struct HarvestReport {
     /// Entries left out on purpose, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_entries: Vec<FileProblem>,
-    /// Files indexed with something ignored (a frontmatter value, frontmatter over a limit), with
-    /// the line.
+    /// Files indexed with something ignored or guessed (a frontmatter value, frontmatter over a limit or
+    /// never closed, text that is not UTF-8 and was decoded), with the line when there is one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<FileProblem>,
     /// Per-file actions, sorted by path (unchanged files left out).

@@ -1,7 +1,8 @@
-//! Fusion: the lanes' candidates become one list in rank order. Every candidate gets its tag matches
-//! and recency ([`Recaller::annotate`]) and its cosine similarity, whichever lane found it; lane scores
-//! are min-max normalised and weighted, or fused by reciprocal rank ([`Fusion`]); consecutive turns
-//! lend each other score; maximal marginal relevance may re-order the head.
+//! Fusion: the lanes' candidates become one list in rank order. Every candidate gets its tag matches,
+//! recency and date fit ([`Recaller::annotate`]) and its cosine similarity, whichever lane found it;
+//! lane scores are put on absolute scales and weighted (or min-max normalised, or fused by reciprocal
+//! rank: [`Fusion`]); consecutive turns lend each other score; maximal marginal relevance may re-order
+//! the head. A candidate's relevance ([`relevance`]) is what the relevance floor compares.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -9,10 +10,11 @@ use cairn_core::LaneStatus;
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Searcher};
 
+use super::lanes::date::QueryDates;
 use super::lanes::recency::Decay;
 use super::lanes::vector::VectorLane;
 use super::lanes::{Candidate, Found};
-use super::{Fusion, Recaller, lane, quantize};
+use super::{Calibration, Fusion, Recaller, lane, quantize};
 use crate::error::{Error, Result};
 use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS};
 
@@ -51,7 +53,7 @@ impl Spans {
 }
 
 impl Recaller {
-    /// Fills `matched_tags` and `recency` of every candidate from fast fields.
+    /// Fills `matched_tags`, `recency` and `date_fit` of every candidate from fast fields.
     pub(super) fn annotate(
         &self,
         searcher: &Searcher,
@@ -59,6 +61,7 @@ impl Recaller {
         query_tags: &[String],
         need_tags: bool,
         decay: &Decay,
+        dates: &QueryDates,
     ) -> Result<()> {
         let mut per_segment: BTreeMap<u32, Vec<DocAddress>> = BTreeMap::new();
         for addr in cands.keys() {
@@ -76,7 +79,11 @@ impl Recaller {
             };
             for addr in addrs {
                 let c = cands.get_mut(&addr).expect("candidate exists");
-                c.recency = decay.of(created.first(addr.doc_id).unwrap_or(0));
+                let at = created.first(addr.doc_id).unwrap_or(cairn_core::UNDATED);
+                c.recency = decay.of(at);
+                if !dates.is_empty() {
+                    c.date_fit = dates.fit(at);
+                }
                 if let Some(col) = &tags_col {
                     let doc_ords: Vec<u64> = col.term_ords(addr.doc_id).collect();
                     c.matched_tags = tag_ords
@@ -125,17 +132,20 @@ impl Recaller {
     /// in no particular order. `sims`: the candidates' similarities ([`Recaller::similarities`]);
     /// `lexical_full`: the lexical lane filled its pool; `query_tags`: how many tags the query has;
     /// `vector_weight`: the vector lane's weight (when it ran only as the semantic fallback, the
-    /// lexical lane's, at least 1).
+    /// lexical lane's, at least 1); `query_terms`: how many analysed terms the query has.
     pub(super) fn fuse(
         &self,
         found: &Found,
         sims: &HashMap<DocAddress, f32>,
         lexical_full: bool,
-        query_tags: usize,
+        (query_tags, query_terms): (usize, usize),
         vector_weight: f32,
     ) -> Vec<Fused> {
         let s = &self.settings;
+        let cal = &s.calibration;
         let cands = &found.cands;
+        let full_match: f32 = found.term_idf.iter().flat_map(|w| &w.idf).sum();
+        let date_on = s.lane_on(lane::DATE);
         let Spans { best_lex, floor_lex, best_vec, worst_vec, n_tags } =
             Spans::new(cands, sims, lexical_full, query_tags);
         let recency_on = s.lane_on(lane::RECENCY)
@@ -147,10 +157,16 @@ impl Recaller {
             by_recency.iter().enumerate().map(|(i, (_, a))| (*a, i)).collect();
         for (addr, c) in cands {
             let mut parts = BTreeMap::new();
-            let lex = c.lexical.map(|(sc, _)| {
-                if best_lex > floor_lex { (sc - floor_lex) / (best_lex - floor_lex) } else { 1.0 }
+            let lex = c.lexical.map(|(sc, _)| match s.fusion {
+                Fusion::Calibrated => calibrated_lexical(sc, full_match, cal),
+                _ if best_lex > floor_lex => (sc - floor_lex) / (best_lex - floor_lex),
+                _ => 1.0,
             });
-            let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / n_tags);
+            let date = if date_on { c.date_fit.as_ref().map(|(fit, _)| *fit) } else { None };
+            // The share of the query's terms that are tags the chunk carries (a query of one word that
+            // is a tag is fully about it; a tag word among many others is not).
+            let tag_span = n_tags.max(query_terms as f32);
+            let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / tag_span);
             // Min-max over every candidate's similarity: cosine similarities of one query crowd together.
             let sim = sims.get(addr).copied();
             let vec = sim
@@ -167,13 +183,24 @@ impl Recaller {
             if recency_on {
                 parts.insert(lane::RECENCY.to_owned(), c.recency);
             }
+            if let Some(d) = date {
+                parts.insert(lane::DATE.to_owned(), d);
+            }
             let w = &s.weights;
             let score = match s.fusion {
+                Fusion::Calibrated => {
+                    w.lexical * lex.unwrap_or(0.0)
+                        + vector_weight * sim.map_or(0.0, |c| calibrated_cosine(c, cal))
+                        + w.tags * tag.unwrap_or(0.0)
+                        + w.date * date.unwrap_or(0.0)
+                        + if recency_on { w.recency * c.recency } else { 0.0 }
+                }
                 Fusion::Weighted => {
                     w.lexical * lex.unwrap_or(0.0)
                         + vector_weight * vec.unwrap_or(0.0)
                         + w.tags * tag.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
+                        + w.date * date.unwrap_or(0.0)
                 }
                 Fusion::Rrf { k } => {
                     let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
@@ -181,6 +208,7 @@ impl Recaller {
                         + c.vector.map_or(0.0, |(_, r)| vector_weight * rrf(r))
                         + c.tags.map_or(0.0, |(_, r)| w.tags * rrf(r))
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
+                        + c.date.map_or(0.0, |(_, r)| w.date * rrf(r))
                 }
             };
             // Scores are rounded to 5 decimals: BM25 statistics summed over segments differ in the last
@@ -359,3 +387,34 @@ impl Recaller {
         }
     }
 }
+
+/// The calibrated lexical part of a BM25 score `bm25` for a query whose full-match score is
+/// `full_match` ([`Calibration::lexical_half`]).
+pub(super) fn calibrated_lexical(bm25: f32, full_match: f32, cal: &Calibration) -> f32 {
+    if full_match <= 0.0 {
+        return 0.0;
+    }
+    let x = (bm25 / full_match).max(0.0);
+    x / (x + cal.lexical_half.max(1e-6))
+}
+
+/// The calibrated vector part of a cosine similarity: 0 at [`Calibration::cosine_zero`] and below,
+/// 1 at [`Calibration::cosine_one`], linear in between and beyond.
+pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
+    let span = (cal.cosine_one - cal.cosine_zero).max(1e-6);
+    ((cosine - cal.cosine_zero) / span).max(0.0)
+}
+
+/// A candidate's relevance from its parts (as [`Recaller::fuse`] and the floor's coverage step
+/// leave them with [`Fusion::Calibrated`]): its best part among what says the query is about it —
+/// the share of the query's idf weight its words cover ([`COVERAGE`]), its calibrated cosine
+/// similarity, its tags, its date. Recency and lending only order what is relevant.
+pub(super) fn relevance(parts: &BTreeMap<String, f32>, cal: &Calibration) -> f32 {
+    let part = |l: &str| parts.get(l).copied().unwrap_or(0.0);
+    let vector = parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal));
+    part(COVERAGE).max(vector).max(part(lane::TAGS)).max(part(lane::DATE))
+}
+
+/// The part holding a chunk's coverage of the query: the idf of the query terms it contains (in its
+/// title or body) over the idf of all of them.
+pub(super) const COVERAGE: &str = "coverage";

@@ -69,10 +69,32 @@ impl Recaller {
         terms: &[QueryTerm],
         hits: &mut [(DocAddress, Hit)],
     ) -> Result<()> {
+        let addrs: Vec<DocAddress> = hits.iter().map(|(a, _)| *a).collect();
+        let found = self.matched_terms(searcher, terms, &addrs)?;
+        for ((_, hit), set) in hits.iter_mut().zip(found) {
+            let mut words: Vec<String> = Vec::new();
+            for ti in set {
+                let w = &terms[ti].surface;
+                if !words.contains(w) {
+                    words.push(w.clone());
+                }
+            }
+            hit.why.terms = words;
+        }
+        Ok(())
+    }
+
+    /// For each chunk at `addrs`, the indices of the query `terms` that occur in its title or body.
+    pub(super) fn matched_terms(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+        addrs: &[DocAddress],
+    ) -> Result<Vec<BTreeSet<usize>>> {
         let f = &self.index.fields;
-        let mut found: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); hits.len()];
+        let mut found: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); addrs.len()];
         let mut per_segment: BTreeMap<u32, Vec<(DocId, usize)>> = BTreeMap::new();
-        for (i, (addr, _)) in hits.iter().enumerate() {
+        for (i, addr) in addrs.iter().enumerate() {
             per_segment.entry(addr.segment_ord).or_default().push((addr.doc_id, i));
         }
         for (ord, mut docs) in per_segment {
@@ -99,17 +121,7 @@ impl Recaller {
                 }
             }
         }
-        for ((_, hit), set) in hits.iter_mut().zip(found) {
-            let mut words: Vec<String> = Vec::new();
-            for ti in set {
-                let w = &terms[ti].surface;
-                if !words.contains(w) {
-                    words.push(w.clone());
-                }
-            }
-            hit.why.terms = words;
-        }
-        Ok(())
+        Ok(found)
     }
 }
 
@@ -130,6 +142,13 @@ fn explain_lanes(hit: &mut Hit, c: &Candidate, query_tags: &[String], recent_ids
     if !c.matched_tags.is_empty() {
         hit.why.lanes.push(lane::TAGS.into());
         hit.why.tags = c.matched_tags.iter().map(|&i| query_tags[i].clone()).collect();
+    }
+    if let Some((_, r)) = c.date {
+        hit.why.ranks.insert(lane::DATE.into(), r + 1);
+    }
+    if let Some((_, why)) = c.date_fit.as_ref().filter(|_| hit.parts.contains_key(lane::DATE)) {
+        hit.why.lanes.push(lane::DATE.into());
+        hit.why.date = Some(why.clone());
     }
     if recent_ids.contains(&hit.chunk_id) {
         hit.why.lanes.push(lane::RECENCY.into());

@@ -2,14 +2,16 @@
 //! types (query, result, settings, lane names) and [`Recaller::recall`], which runs the steps of a
 //! recall in order; each step lives with its concept:
 //!
-//! - [`lanes`]: the lexical, vector, tag and recency lanes, each finding candidates in scope;
+//! - [`lanes`]: the lexical, vector, tag, recency and date lanes, each finding candidates in scope;
 //! - [`topn`]: the candidates' order and the bounded pools the lanes fill;
 //! - [`read_ahead`]: hits read from the doc store, ahead on the helper thread when a recall runs alone;
-//! - [`fusion`]: the lanes' candidates fused into one ranked list (weighted or RRF, neighbour lending,
-//!   MMR);
+//! - [`fusion`]: the lanes' candidates fused into one ranked list (calibrated, min-max or RRF,
+//!   neighbour lending, MMR), and each candidate's relevance;
+//! - [`floor`]: the relevance floor, below which nothing is a hit;
 //! - [`ties`]: the cut to `k`, ties broken by chunk id;
 //! - [`hits`]: the hits read and explained (`why`).
 
+mod floor;
 mod fusion;
 mod hits;
 mod lanes;
@@ -20,12 +22,13 @@ mod topn;
 use std::sync::{Arc, Mutex};
 
 use cairn_core::helper;
-use cairn_core::{Hit, LaneReport, Millis, Scope};
+use cairn_core::{Hit, LaneReport, Millis, Relevance, Scope};
 use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, IndexReader, ReloadPolicy, Searcher};
 
 use lanes::Found;
 pub(crate) use lanes::SegmentScope;
+use lanes::date::QueryDates;
 use lanes::recency::{ByDate, Decay};
 pub use lanes::vector::VectorLane;
 use lanes::vector::{PendingQuery, embed_query};
@@ -46,6 +49,8 @@ pub mod lane {
     pub const TAGS: &str = "tags";
     /// Exponential decay by age.
     pub const RECENCY: &str = "recency";
+    /// Items dated within (or near) a date expression of the query ("mid-March", "last week").
+    pub const DATE: &str = "date";
     /// Score lent by the turn just before or after in the same session (not a lane of its own: it
     /// only moves candidates the lanes found).
     pub const NEIGHBOUR: &str = "neighbour";
@@ -60,8 +65,16 @@ fn quantize(x: f32) -> f32 {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum Fusion {
+    /// `Σ weight × part`, each part on an absolute scale that means the same in every query
+    /// ([`Calibration`]): BM25 relative to the query's own full-match score, the raw cosine
+    /// similarity, the date lane's fit. A weak lane stays weak, so a strong match in one lane wins
+    /// with no support from the others: it ranks the paraphrased questions of a notes workspace
+    /// better than min-max, LoCoMo's conversations worse (BENCHMARKS.md, "Relevance").
+    Calibrated,
     /// `Σ weight × part`, each part normalised to `[0, 1]`: lexical and vector scores min-max over the
-    /// candidates (every candidate gets its cosine similarity, whichever lane found it).
+    /// candidates (every candidate gets its cosine similarity, whichever lane found it). The default,
+    /// chosen on LoCoMo's conversations 1–5. Whether anything is relevant at all is the relevance
+    /// floor's call, on an absolute scale whatever the fusion.
     Weighted,
     /// Reciprocal rank fusion: `Σ weight / (k + rank in lane)`, for lanes whose scores do not compare.
     Rrf {
@@ -82,23 +95,25 @@ pub struct LaneWeights {
     pub tags: f32,
     /// Recency lane.
     pub recency: f32,
+    /// Date lane.
+    pub date: f32,
 }
 
 impl Default for LaneWeights {
     fn default() -> Self {
-        LaneWeights { lexical: 1.0, vector: 1.0, tags: 0.3, recency: 0.1 }
+        LaneWeights { lexical: 1.0, vector: 1.0, tags: 0.3, recency: 0.1, date: 1.0 }
     }
 }
 
 impl LaneWeights {
     /// Lexical only.
     pub fn lexical_only() -> Self {
-        LaneWeights { lexical: 1.0, vector: 0.0, tags: 0.0, recency: 0.0 }
+        LaneWeights { lexical: 1.0, vector: 0.0, tags: 0.0, recency: 0.0, date: 0.0 }
     }
 
     /// Vector only.
     pub fn vector_only() -> Self {
-        LaneWeights { lexical: 0.0, vector: 1.0, tags: 0.0, recency: 0.0 }
+        LaneWeights { lexical: 0.0, vector: 1.0, tags: 0.0, recency: 0.0, date: 0.0 }
     }
 
     /// The weight of a lane by name (0 for an unknown name).
@@ -108,13 +123,36 @@ impl LaneWeights {
             lane::VECTOR => self.vector,
             lane::TAGS => self.tags,
             lane::RECENCY => self.recency,
+            lane::DATE => self.date,
             _ => 0.0,
         }
     }
 }
 
 /// Every lane name, in report order.
-pub const ALL_LANES: [&str; 4] = [lane::LEXICAL, lane::VECTOR, lane::TAGS, lane::RECENCY];
+pub const ALL_LANES: [&str; 5] = [lane::LEXICAL, lane::VECTOR, lane::TAGS, lane::RECENCY, lane::DATE];
+
+/// How [`Fusion::Calibrated`] puts the lexical and vector lanes on an absolute scale, where 0.5 is
+/// "about as relevant as a match needs to be" in both.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Calibration {
+    /// The lexical part is `x / (x + lexical_half)`, where `x` is the chunk's BM25 score over the
+    /// query's full-match score (`Σ idf` of its terms: what a chunk of average length holding every
+    /// query word once scores in its body). A chunk matching half the query's information scores
+    /// 0.5 with the default 0.5.
+    pub lexical_half: f32,
+    /// Cosine similarity mapped to 0 (and below): unrelated text scores about this with the model.
+    pub cosine_zero: f32,
+    /// Cosine similarity mapped to 1; the mapping is linear in between (and goes on above).
+    pub cosine_one: f32,
+}
+
+impl Default for Calibration {
+    fn default() -> Self {
+        Calibration { lexical_half: 0.5, cosine_zero: 0.1, cosine_one: 0.5 }
+    }
+}
 
 /// Tunables of recall, resolved once (from config) and passed to [`Recaller`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,6 +176,14 @@ pub struct RecallSettings {
     /// Lanes that run (`lexical`, `vector`, `tags`, `recency`); a lane also needs a weight above 0, and
     /// the vector lane an embedding model.
     pub lanes: Vec<String>,
+    /// The absolute scales of [`Fusion::Calibrated`].
+    pub calibration: Calibration,
+    /// The relevance floor: when no candidate's relevance (on one absolute scale whatever the fusion:
+    /// its best of coverage of the query, calibrated cosine, tags' share of the query, date fit)
+    /// reaches it, recall has no hits, so a query about nothing in memory gets none. 0 turns it off.
+    pub floor: f32,
+    /// Public holidays recognised by name in date expressions (`us`, `uk`).
+    pub holidays: Vec<String>,
     /// Candidates the lexical lane contributes when something can lift a lexical runner-up (at least
     /// `pool`): the vector lane, or neighbour lending when the index holds linked turns. Otherwise the
     /// lexical lane contributes `pool`.
@@ -170,15 +216,20 @@ impl RecallSettings {
         self.weights.get(name) > 0.0 && self.lanes.iter().any(|l| l == name)
     }
 
-    /// Keeps only `lanes` (by name) switched on; the others get weight 0.
+    /// Keeps only `lanes` (by name) switched on; the others get weight 0, and without the vector lane
+    /// the semantic fallback is off too (only the lanes asked for run).
     pub fn only_lanes(mut self, lanes: &[&str]) -> Self {
         self.lanes = lanes.iter().map(|l| (*l).to_owned()).collect();
+        if !lanes.contains(&lane::VECTOR) {
+            self.semantic_fallback = 0;
+        }
         let w = &mut self.weights;
         for (name, weight) in [
             (lane::LEXICAL, &mut w.lexical),
             (lane::VECTOR, &mut w.vector),
             (lane::TAGS, &mut w.tags),
             (lane::RECENCY, &mut w.recency),
+            (lane::DATE, &mut w.date),
         ] {
             if !lanes.contains(&name) {
                 *weight = 0.0;
@@ -201,6 +252,9 @@ impl Default for RecallSettings {
             pool: 10,
             max_query_terms: 48,
             lanes: ALL_LANES.iter().map(|l| (*l).to_owned()).collect(),
+            calibration: Calibration::default(),
+            floor: DEFAULT_FLOOR,
+            holidays: vec!["us".to_owned(), "uk".to_owned()],
             lexical_pool: 50,
             vector_pool: 30,
             semantic_fallback: 3,
@@ -211,6 +265,10 @@ impl Default for RecallSettings {
         }
     }
 }
+
+/// The default relevance floor ([`RecallSettings::floor`]); see `BENCHMARKS.md` for the score
+/// distributions of on-topic and off-topic questions it was chosen from.
+pub const DEFAULT_FLOOR: f32 = 0.5;
 
 /// One recall request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -245,8 +303,13 @@ pub struct RecallResult {
     pub query_tags: Vec<String>,
     /// Analysed query terms that were searched (stems and CJK bigrams).
     pub query_terms: Vec<String>,
-    /// One report per lane, in the order lexical, vector, tags, recency.
+    /// One report per lane, in the order lexical, vector, tags, recency, date.
     pub lanes: Vec<LaneReport>,
+    /// Date expressions of the query and the days they cover (`mid-March: 2026-03-11..2026-03-20`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub query_dates: Vec<String>,
+    /// The best candidate's relevance against the floor, and how many candidates fell below it.
+    pub relevance: Relevance,
     /// Problems that did not stop recall (a hit that could not be read, ...). No item text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -385,26 +448,39 @@ impl Recaller {
         let reader = HitReader::new(&searcher, stores, parallel.then_some(ahead));
         let (query_vec, vector_weight) = self.vector_step(&searcher, q, &mut found, pool, pending);
         let query_tags = self.tag_step(&searcher, q, &mut found, pool);
-        // Tag matches and recency for every candidate, from fast fields.
+        let dates = if s.lane_on(lane::DATE) {
+            QueryDates::of(&q.text, q.now, &lanes::date::locales(&s.holidays))
+        } else {
+            QueryDates::default()
+        };
+        self.date_step(&searcher, q, &dates, &mut found, lexical_pool.max(pool));
+        // Tag matches, recency and date fit for every candidate, from fast fields.
         let decay = Decay::new(s.half_life_days, q.now);
         let need_tags = !query_tags.is_empty();
-        if let Err(e) = self.annotate(&searcher, &mut found.cands, &query_tags, need_tags, &decay) {
+        if let Err(e) = self.annotate(&searcher, &mut found.cands, &query_tags, need_tags, &decay, &dates) {
             found.warnings.push(format!("reading tags and dates failed: {e}"));
         }
         let recent = self.recency_step(q, &mut found, recent_list, &reader, &decay);
         let sims = self.similarities(&searcher, &mut found, query_vec.as_deref());
         let lexical_full = lexical_found >= lexical_pool;
-        let mut fused = self.fuse(&found, &sims, lexical_full, query_tags.len(), vector_weight);
+        let mut fused =
+            self.fuse(&found, &sims, lexical_full, (query_tags.len(), terms.len()), vector_weight);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
+        let relevance =
+            self.apply_floor(&searcher, &terms, found.term_idf.clone(), &mut fused, &mut found.warnings);
         let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
         let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);
         let hits = self.best_explained(&searcher, hits, &terms, q.k, &mut found.warnings);
+        // Reports in the one documented order, whatever order the steps ran in.
+        found.lanes.sort_by_key(|l| ALL_LANES.iter().position(|n| *n == l.name));
         RecallResult {
             hits,
             recent,
             query_tags,
             query_terms: terms.into_iter().map(|t| t.term).collect(),
             lanes: found.lanes,
+            query_dates: dates.describe(),
+            relevance,
             warnings: found.warnings,
         }
     }

@@ -20,7 +20,7 @@ use tantivy::query::{
     Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur,
     Query, TermQuery, Weight,
 };
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, Term};
 
 use super::{Found, SegmentScope};
@@ -37,6 +37,39 @@ use crate::taat;
 pub(in crate::recall) struct QueryTerm {
     pub(in crate::recall) term: String,
     pub(in crate::recall) surface: String,
+    /// Which clause of the query it first occurs in (see [`clauses`]).
+    pub(in crate::recall) clause: usize,
+}
+
+/// The clause of the query each byte starts: a prompt often asks several things ("what is the status
+/// of apollo, and should storm alerts bypass quiet hours?"), and a note that answers one of them is
+/// relevant. Clauses end at `.`, `?`, `!`, `;`, a line break, or ", and" / ", but" / ", also"; a clause
+/// of a single word joins the next (a "Thanks!" before a question is not a question of its own).
+fn clause_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let end = match b {
+            b'.' | b'?' | b'!' | b';' | b'\n' => Some(i + 1),
+            b',' => [" and ", " but ", " also "]
+                .iter()
+                .find(|w| lower[i + 1..].starts_with(*w))
+                .map(|w| i + 1 + w.len()),
+            _ => None,
+        };
+        if let Some(e) = end {
+            if starts.last().is_some_and(|&s| s < i) {
+                starts.push(e);
+            }
+            i = e;
+        } else {
+            i += 1;
+        }
+    }
+    starts
 }
 
 /// How the lexical lane scores one query: term at a time over its clauses ([`taat`]), or block-max
@@ -235,7 +268,8 @@ impl Recaller {
             return Vec::new();
         }
         match self.lexical(searcher, terms, &q.scope, pool, parallel, Scoring::Auto) {
-            Ok(top) => {
+            Ok((top, term_idf)) => {
+                found.term_idf = Some(term_idf);
                 found.ran(lane::LEXICAL, LaneStatus::Ok, top.len(), started);
                 found.enter(top.iter().map(|c| (c.addr, c.score)), |c| &mut c.lexical);
                 top.iter().map(|c| c.addr).collect()
@@ -251,11 +285,35 @@ impl Recaller {
     pub(in crate::recall) fn query_terms(&self, searcher: &Searcher, text: &str) -> Vec<QueryTerm> {
         let mut seen = BTreeSet::new();
         let mut out = Vec::new();
+        let starts = clause_starts(text);
+        let clause_of_byte = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
         for_each_term(text, |t, from, to| {
             if seen.insert(t.to_owned()) {
-                out.push(QueryTerm { term: t.to_owned(), surface: text[from..to].to_lowercase() });
+                let clause = clause_of_byte(from);
+                out.push(QueryTerm { term: t.to_owned(), surface: text[from..to].to_lowercase(), clause });
             }
         });
+        // A clause of one term joins the next one (or the previous, at the end).
+        let mut sizes: std::collections::BTreeMap<usize, usize> = Default::default();
+        for t in &out {
+            *sizes.entry(t.clause).or_default() += 1;
+        }
+        let clauses: Vec<usize> = sizes.keys().copied().collect();
+        let merged: std::collections::BTreeMap<usize, usize> = clauses
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let into = if sizes[&c] > 1 || clauses.len() == 1 {
+                    c
+                } else {
+                    clauses.get(i + 1).or_else(|| i.checked_sub(1).map(|p| &clauses[p])).copied().unwrap_or(c)
+                };
+                (c, into)
+            })
+            .collect();
+        for t in &mut out {
+            t.clause = merged[&t.clause];
+        }
         let max = self.settings.max_query_terms.max(1);
         if out.len() > max {
             let body = self.index.fields.body;
@@ -291,7 +349,7 @@ impl Recaller {
     /// BM25 over title (boosted), body and context (damped), an OR of the terms, scope checked per
     /// document: scored term at a time ([`taat`]), or by block-max WAND when the query's postings are
     /// very many or a project filter drives the search (its pool then rescored in clause order,
-    /// [`rescore`]).
+    /// [`rescore`]). Also returns each term's idf ([`term_idf`]), in term order.
     fn lexical(
         &self,
         searcher: &Searcher,
@@ -300,7 +358,7 @@ impl Recaller {
         pool: usize,
         parallel: bool,
         scoring: Scoring,
-    ) -> Result<Vec<Scored>> {
+    ) -> Result<(Vec<Scored>, TermWeights)> {
         let f = &self.index.fields;
         // Without any context in the index, its clauses could only look up absent terms.
         let contexts = self.shape(searcher).contexts;
@@ -332,8 +390,9 @@ impl Recaller {
         self.top_n(searcher, &query, &specs, scoring, scope, pool, parallel)
     }
 
-    /// The best `n` of `query` (whose scored clauses are `specs`) in `scope`. Unless `scoring` is
-    /// [`Scoring::Wand`], the query must be the plain OR of `specs` (it may be scored term at a time).
+    /// The best `n` of `query` (whose scored clauses are `specs`) in `scope`, and the idf of each
+    /// term (its body clause) under the same statistics. Unless `scoring` is [`Scoring::Wand`], the query
+    /// must be the plain OR of `specs` (it may be scored term at a time).
     #[allow(clippy::too_many_arguments)]
     fn top_n(
         &self,
@@ -344,7 +403,7 @@ impl Recaller {
         scope: &Scope,
         n: usize,
         parallel: bool,
-    ) -> Result<Vec<Scored>> {
+    ) -> Result<(Vec<Scored>, TermWeights)> {
         let scoped = if self.settings.scoped_statistics && !stats::sees_everything(scope) {
             Some(ScopedStats::new(searcher, scope, &self.scope_counts)?)
         } else {
@@ -363,8 +422,36 @@ impl Recaller {
         }
         found.sort_unstable();
         found.truncate(n);
-        Ok(found)
+        let idf = term_idf(statistics, specs, self.index.fields.body).map_err(Error::engine("search"))?;
+        Ok((found, idf))
     }
+}
+
+/// The idf of each term, from its body clause in `specs` (one per term, in term order), and whether
+/// it occurs nowhere in scope. The idfs' sum is the query's full-match score: what a chunk of average
+/// length holding each query term once in its body scores (BM25's term weight at `tf = 1` and average
+/// length is the idf). A term absent from the index has the largest idf, so a query about something
+/// memory never mentions matches little of it.
+fn term_idf(
+    statistics: &dyn Bm25StatisticsProvider,
+    specs: &[(Term, f32)],
+    body: Field,
+) -> tantivy::Result<TermWeights> {
+    let n = statistics.total_num_docs()? as f64;
+    let mut out = TermWeights::default();
+    for (term, _) in specs.iter().filter(|(t, _)| t.field() == body) {
+        let df = (statistics.doc_freq(term)? as f64).min(n);
+        out.idf.push(((n - df + 0.5) / (df + 0.5)).ln_1p() as f32);
+        out.absent.push(df == 0.0);
+    }
+    Ok(out)
+}
+
+/// Each query term's idf in the caller's scope, and whether it occurs nowhere there (term order).
+#[derive(Debug, Clone, Default)]
+pub(in crate::recall) struct TermWeights {
+    pub(in crate::recall) idf: Vec<f32>,
+    pub(in crate::recall) absent: Vec<bool>,
 }
 
 /// The [`Plan`] for `query` (whose scored clauses are `specs`, weighted by `statistics`, which are the
@@ -532,8 +619,8 @@ mod tests {
             };
             let text = query.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ");
             let terms = r.query_terms(&searcher, &text);
-            let wand = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Wand).unwrap();
-            let taat = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Terms).unwrap();
+            let wand = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Wand).unwrap().0;
+            let taat = r.lexical(&searcher, &terms, &scope, n, parallel, Scoring::Terms).unwrap().0;
             prop_assert_eq!(&taat, &wand, "{} in {:?}", text, scope);
             // Weighted by the searcher, the postings to read are its document frequencies.
             let specs = r.lexical_clauses(&terms, false);
@@ -572,7 +659,7 @@ mod tests {
         for (q, scoring) in queries.iter().flat_map(|q| [(q, Scoring::Wand), (q, Scoring::Terms)]) {
             let terms = r.query_terms(&searcher, q);
             let specs = r.lexical_clauses(&terms, false);
-            let found = r.lexical(&searcher, &terms, &Scope::owner(None), 30, false, scoring).unwrap();
+            let found = r.lexical(&searcher, &terms, &Scope::owner(None), 30, false, scoring).unwrap().0;
             assert!(found.len() >= 10, "{q}: {}", found.len());
             assert!(found.windows(2).all(|p| p[0].score >= p[1].score));
             for s in &found {

@@ -1,11 +1,13 @@
-//! The four lanes, one file each: [`lexical`] (BM25, term at a time or block-max WAND), [`vector`]
-//! (cosine similarity of the query's embedding), [`tags`] (tags inferred from the query) and
-//! [`recency`] (decay by age, and the recent list).
+//! The five lanes, one file each: [`lexical`] (BM25, term at a time or block-max WAND), [`vector`]
+//! (cosine similarity of the query's embedding), [`tags`] (tags inferred from the query),
+//! [`recency`] (decay by age, and the recent list) and [`date`] (items dated within the query's date
+//! expressions).
 //!
 //! Every lane checks the query's scope itself, so out-of-scope chunks are never candidates; this
 //! module holds what the lanes share: that per-segment scope check ([`SegmentScope`]), what they
 //! found for fusion ([`Found`], one [`Candidate`] per chunk) and the report each lane gives.
 
+pub(super) mod date;
 pub(super) mod lexical;
 pub(super) mod recency;
 pub(super) mod tags;
@@ -90,15 +92,21 @@ pub(super) struct Candidate {
     pub(super) lexical: Option<(f32, usize)>,
     pub(super) vector: Option<(f32, usize)>,
     pub(super) tags: Option<(f32, usize)>,
+    pub(super) date: Option<(f32, usize)>,
     pub(super) recency: f32,
     pub(super) matched_tags: Vec<usize>,
+    /// How well its date fits the query's date ranges, and why (`2026-03-12 in 'mid-March'`).
+    pub(super) date_fit: Option<(f32, String)>,
 }
 
 /// What one recall has found so far: every candidate by address, one report per lane (in the order
-/// lexical, vector, tags, recency) and the problems that did not stop recall.
+/// lexical, vector, tags, recency, date) and the problems that did not stop recall.
 #[derive(Default)]
 pub(super) struct Found {
     pub(super) cands: HashMap<DocAddress, Candidate>,
+    /// The idf of each query term (in term order), when the lexical lane ran: their sum is the query's
+    /// full-match score, and the share of it a chunk holds is its coverage.
+    pub(super) term_idf: Option<lexical::TermWeights>,
     pub(super) lanes: Vec<LaneReport>,
     pub(super) warnings: Vec<String>,
 }

@@ -6,7 +6,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cairn_core::{Hit, LaneStatus, Millis, Scope};
+use cairn_core::{Hit, LaneStatus, Millis, Scope, UNDATED};
 use tantivy::{DocAddress, Searcher};
 
 use super::{Found, SegmentScope};
@@ -17,7 +17,7 @@ use crate::recall::{RecallQuery, Recaller, lane, quantize};
 
 const MS_PER_DAY: f64 = 86_400_000.0;
 
-/// Every chunk, newest first, shared per index generation.
+/// Every dated chunk, newest first, shared per index generation (an undated chunk is never recent).
 pub(in crate::recall) type ByDate = Arc<Vec<(Millis, DocAddress)>>;
 
 /// A chunk's recency: `0.5^(age / half-life)`, its age counted from the query's `now` (a chunk from
@@ -78,7 +78,7 @@ impl Recaller {
         recent
     }
 
-    /// The newest `n` chunks in scope (same date: ordered by a key derived from the chunk id).
+    /// The newest `n` dated chunks in scope (same date: ordered by a key derived from the chunk id).
     pub(in crate::recall) fn recent(
         &self,
         searcher: &Searcher,
@@ -108,7 +108,10 @@ impl Recaller {
                 continue;
             }
             for doc in reader.doc_ids_alive() {
-                let date = created.first(doc).unwrap_or(0);
+                let date = created.first(doc).unwrap_or(UNDATED);
+                if date == UNDATED {
+                    continue;
+                }
                 if heap.len() >= n && heap.peek().is_some_and(|top| date < top.0.0) {
                     continue;
                 }
@@ -150,7 +153,11 @@ impl Recaller {
             let created = reader.fast_fields().i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
             let order = reader.fast_fields().u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
             for doc in reader.doc_ids_alive() {
-                let key = (created.first(doc).unwrap_or(0), order.first(doc).unwrap_or(0));
+                let at = created.first(doc).unwrap_or(UNDATED);
+                if at == UNDATED {
+                    continue;
+                }
+                let key = (at, order.first(doc).unwrap_or(0));
                 keyed.push((key, DocAddress::new(ord as u32, doc)));
             }
         }

@@ -1,0 +1,77 @@
+//! Ranges anchored on a single day named some other way: "the day after Christmas", "the day
+//! before yesterday", "the weekend of March 14", "the weekend after Thanksgiving", "the week of
+//! March 9", "July 4th weekend". The anchor is a plain form (a date, a holiday, today, yesterday,
+//! tomorrow), never another anchored one, so lookahead stays bounded.
+
+use jiff::civil::{Date, Weekday};
+
+use crate::calendar::{self, add_days, day};
+use crate::holidays::HolidayId;
+use crate::lexicon::{Lex, Unit};
+use crate::scan::{Hit, Scanner};
+
+impl Scanner<'_> {
+    /// A single day at `i`: its end, the day, and the holiday it is if it is one.
+    fn single_day(&self, i: usize) -> Option<(usize, Date, Option<HolidayId>)> {
+        let holiday = self.holiday_day(i).and_then(|(end, id, date, _)| Some((end, date?, Some(id))));
+        let plain = [self.day_month(i), self.numeric(i), self.the_nth(i)].into_iter().flatten().filter_map(
+            |h| match h.days {
+                Some((first, last)) if first == last => Some((h.end, first, None)),
+                _ => None,
+            },
+        );
+        let relative = match self.lex(i) {
+            Lex::Today => Some((i + 1, self.reference, None)),
+            Lex::Yesterday => add_days(self.reference, -1).map(|d| (i + 1, d, None)),
+            Lex::Tomorrow => add_days(self.reference, 1).map(|d| (i + 1, d, None)),
+            _ => None,
+        };
+        holiday.into_iter().chain(plain).chain(relative).fold(None, |best, c| match best {
+            Some(b) if b.0 >= c.0 => Some(b),
+            _ => Some(c),
+        })
+    }
+
+    /// "the day after/before X", "the weekend of/after/before X", "the week of/after/before X", and
+    /// "X weekend" for a date X (a holiday's weekend is read with the holiday).
+    pub(crate) fn anchored(&self, i: usize) -> Option<Hit> {
+        let j = i + usize::from(self.is(i, Lex::The));
+        let relation = self.lex(j + 1);
+        let prefix =
+            matches!(self.lex(j), Lex::Weekend | Lex::Unit { unit: Unit::Day | Unit::Week, plural: false })
+                && matches!(relation, Lex::After | Lex::Before | Lex::Of);
+        if !prefix {
+            if j > i {
+                return None;
+            }
+            let (end, date, holiday) = self.single_day(i)?;
+            if holiday.is_some() || !self.is(end, Lex::Weekend) {
+                return None;
+            }
+            return Some(Hit::new(end + 1, calendar::weekend_around(date)?));
+        }
+        let (end, date, holiday) = self.single_day(j + 2)?;
+        let days = match (self.lex(j), relation) {
+            (Lex::Unit { unit: Unit::Day, plural: false }, Lex::After) => day(add_days(date, 1)?),
+            (Lex::Unit { unit: Unit::Day, plural: false }, Lex::Before) => day(add_days(date, -1)?),
+            (Lex::Weekend, Lex::Of) => match holiday {
+                Some(id) => self.holiday_weekend(id, date)?,
+                None => calendar::weekend_around(date)?,
+            },
+            (Lex::Weekend, Lex::After) => calendar::weekend_from(add_days(date, 1)?)?,
+            (Lex::Weekend, Lex::Before) => {
+                let sunday = calendar::weekday_before(date, Weekday::Sunday)?;
+                (add_days(sunday, -1)?, sunday)
+            }
+            (Lex::Unit { unit: Unit::Week, plural: false }, Lex::Of) => calendar::week_of(date)?,
+            (Lex::Unit { unit: Unit::Week, plural: false }, Lex::After) => {
+                calendar::week_of(add_days(date, 7)?)?
+            }
+            (Lex::Unit { unit: Unit::Week, plural: false }, Lex::Before) => {
+                calendar::week_of(add_days(date, -7)?)?
+            }
+            _ => return None,
+        };
+        Some(Hit::new(end, days))
+    }
+}

@@ -1,0 +1,132 @@
+//! Date expressions in a free-form prompt, each resolved to an inclusive range of calendar days
+//! against a reference day.
+//!
+//! ```
+//! use cairn_dates::{Locale, resolve};
+//! use jiff::civil::date;
+//!
+//! let found = resolve("what did we decide mid-March about the launch?", date(2026, 6, 30), &[Locale::Us]);
+//! assert_eq!(found[0].phrase, "mid-March");
+//! assert_eq!((found[0].start, found[0].end), (date(2026, 3, 11), date(2026, 3, 20)));
+//! ```
+//!
+//! Pure and deterministic: no I/O and no clock (the caller passes the reference day, usually today).
+//! One pass splits the prompt into words, numbers and punctuation (each word classified by one table
+//! look-up); the scan then tries every form at each token that could open one, keeps the longest
+//! match, and resumes after it. No form nests inside itself, so the cost is linear in the prompt.
+//!
+//! # Forms
+//!
+//! Case and apostrophes do not matter ("new years day", "Presidents’ Day"); month and weekday
+//! abbreviations ("Mar", "Sept", "Tue"), ordinals ("12th", "third", "twenty-first") and hyphens or
+//! dashes ("mid-March", "March 3–5") are read.
+//!
+//! - **Dates**: `2026-03-12`, `2026/03/12`, `12 March 2026`, `March 12, 2026`, `March 12th 2026`,
+//!   `12th of March`, `the fourth of July`, `March the 12th`, with or without a weekday before them
+//!   (`Tuesday 3 March`, `on Tuesday, March 3rd`: the date wins, the weekday is not checked).
+//!   `the 12th` alone (no word after it, so not "the 3rd floor") is that day of the reference month,
+//!   or of the month before if it is still ahead. An impossible day ("31 February 2026") leaves the
+//!   month.
+//! - **Numeric day/month**: `12/03/2026` reads as day/month when only [`Locale::Uk`] is configured, as
+//!   month/day when only [`Locale::Us`] is; with both (or neither) only when one reading is impossible
+//!   (`25/12/2026`) or both agree. Two-digit years, dotted (`12.03.2026`) and year-less numeric forms
+//!   (`3/12`, a fraction as often as a date) are not read.
+//! - **Months, seasons, years**: `March`, `March 2026`, `2026-03`, `last month`, `this month`, `last
+//!   March`, `summer 2025`, `last summer`, `in the fall` (meteorological northern seasons: spring is
+//!   March–May, summer June–August, autumn or fall September–November, winter December–February,
+//!   named by the year it starts in), `in 2026`, `the year 2026`, `last year`, `this year`, `Q1 2026`,
+//!   `last quarter`. A four-digit number alone is not a year: it needs a word such as "in",
+//!   "during", "since", "of" before it (and then reads as a year only from 1900 to 2199).
+//! - **Parts of a period**: `early/mid/late March` (days 1–10, 11–20, 21–end; for a year
+//!   January–April, May–August, September–December; for a season its first, second, third month),
+//!   `the beginning/start/middle/end of March`, `the first/second/third/fourth/last week of March`
+//!   (days 1–7, 8–14, 15–21, 22–28, the last seven), `the first/second half of March` (1–15, 16–end),
+//!   `the first/last day of March`, `the first/last weekend of March` (the first or last Saturday in
+//!   the month and the Sunday after it), `the first Monday of March`, `the third quarter of 2025`.
+//! - **Counted from the reference day**: `today`, `tonight`, `this morning`, `yesterday`, `last night`,
+//!   `tomorrow`, `the day before yesterday`, `three days ago` (that day), `two weeks ago` (that
+//!   Monday–Sunday week), `a month ago` (that month), `two years ago` (that year), `last week` and
+//!   `this week` (Monday–Sunday), `the week before last`, `last weekend` (the latest Saturday–Sunday
+//!   that ended before the reference day), `this weekend` (the Saturday–Sunday of the reference week),
+//!   `last Tuesday`, `Tuesday`, `on Tuesday` (the latest Tuesday strictly before the reference day:
+//!   the reference day itself would be "today"), `this Tuesday` (in the reference week), `Tuesday
+//!   last week`, and windows ending on the reference day: `the past week`, `the last 3 days`,
+//!   `the past month`. `since <any form>` runs from its start to the reference day.
+//! - **Holidays** of the configured locales (see [`holidays`]): `Thanksgiving`, `MLK day`, `Fourth of
+//!   July`, `Memorial Day 2025`, `last Christmas`, `Boxing Day`, `the August bank holiday`, `Easter`.
+//!   `Easter weekend` is Good Friday to Easter Monday; `<holiday> weekend` and `the weekend of
+//!   <holiday>` otherwise the nearest Saturday–Sunday stretched to take in the holiday and the day it
+//!   is observed (Labor Day weekend: Saturday–Monday); `the day after <holiday>`. A holiday of a locale
+//!   that is not configured resolves to nothing, its words consumed ("Good Friday" is never "Friday").
+//!   The range is the holiday itself, not its observed day off (which [`Holiday::observed`] gives).
+//! - **Anchored on a day**: `the day after/before X`, `the weekend of/after/before X`, `the week of
+//!   X`, `X weekend`, where X is a date, a holiday, today, yesterday or tomorrow.
+//! - **Ranges**: `between X and Y`, `from X to/until/through Y`, `March 3-5`, `3–5 March`, `March 3 to
+//!   April 2, 2025`, `2026-03-01 – 2026-03-10`. An end without a year takes it from the other end.
+//! - A date, month, season, holiday or part of one **without a year** is its latest occurrence that
+//!   starts on or before the reference day: on 2026-06-30, "March 12" is 2026-03-12 and "December 3"
+//!   2025-12-03.
+//!
+//! # Not dates
+//!
+//! "May" and "March" (verbs) and month abbreviations count only next to a day or year, after a
+//! qualifier ("mid-", "the end of", "last"; after "this" only capitalised), or after "in", "during",
+//! "since", "until", "from", "through", "of". Alone, "August" and a bare "Easter" need their capital
+//! ("an august body", "easter eggs"); a season needs a year, a qualifier or a word such as "in" or
+//! "over" ("spring cleaning" is not one). "second" only counts in a form ("the second week of March").
+//! Bare numbers, times of day (`10:30`, `3pm`), decimals, versions, "recently" and "lately" are left
+//! alone, as is anything relative to an event ("after the launch"). Other words are taken at their
+//! word: "June" is the month even when it is a name, "Christmas tree" names Christmas.
+
+#![warn(missing_docs)]
+
+mod absolute;
+mod anchor;
+mod calendar;
+mod holidays;
+mod lexicon;
+mod locale;
+mod named;
+mod period;
+mod range;
+mod relative;
+mod scan;
+mod token;
+
+use std::ops::Range;
+
+use jiff::civil::Date;
+
+pub use crate::holidays::{Holiday, holidays};
+pub use crate::locale::Locale;
+
+/// A date expression found in a prompt, and the days it names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DateRange {
+    /// The first day named.
+    pub start: Date,
+    /// The last day named (inclusive); equal to `start` for a single day.
+    pub end: Date,
+    /// The expression as written in the prompt, e.g. "mid-March".
+    pub phrase: String,
+    /// Where the expression is in the prompt, in bytes.
+    pub span: Range<usize>,
+}
+
+impl DateRange {
+    /// Whether `date` falls in the range.
+    pub fn contains(&self, date: Date) -> bool {
+        self.start <= date && date <= self.end
+    }
+}
+
+/// Finds the date expressions in `prompt` and resolves each against `reference` (usually today).
+/// `locales` decides which holidays are known and how `dd/mm/yyyy` reads. The ranges come in prompt
+/// order and never overlap; where two readings compete, the longer one wins.
+pub fn resolve(prompt: &str, reference: Date, locales: &[Locale]) -> Vec<DateRange> {
+    let mut out = Vec::new();
+    scan::scan(prompt, reference, locale::Locales::of(locales), |from, to, (start, end)| {
+        out.push(DateRange { start, end, phrase: prompt[from..to].to_owned(), span: from..to });
+    });
+    out
+}

@@ -1,0 +1,151 @@
+//! Holidays by name: "Thanksgiving", "Memorial Day 2025", "last Christmas", "Easter weekend",
+//! "Labor Day weekend 2024". Only the configured locales' holidays resolve; another locale's holiday
+//! name is still consumed (so "Good Friday" never reads as "Friday"), resolving to nothing.
+
+use jiff::civil::{Date, Weekday};
+
+use crate::calendar::{self, Days, add_days, day};
+use crate::holidays::HolidayId;
+use crate::lexicon::{Lex, Unit};
+use crate::locale::Locale;
+use crate::scan::{Hit, Scanner};
+
+impl Scanner<'_> {
+    /// The holiday named at `i`, and the token after the name. Names are matched word by word in
+    /// any case, with or without possessive apostrophes ("Presidents' Day", "New Years Day").
+    fn holiday_name(&self, i: usize) -> Option<(HolidayId, usize)> {
+        use HolidayId as H;
+        let day = |k: usize| self.is(k, Lex::Unit { unit: Unit::Day, plural: false });
+        let bank_holiday = |k: usize| self.is(k, Lex::Bank) && self.is(k + 1, Lex::Holiday);
+        let then_day = |id: H, k: usize| day(k).then_some((id, k + 1));
+        // "Jr", "Jr." and a comma before it are optional in Martin Luther King Jr. Day.
+        let junior = |k: usize| {
+            let k = self.skip(k, b',');
+            if self.is(k, Lex::Jr) { self.skip(k + 1, b'.') } else { k }
+        };
+        match self.lex(i) {
+            Lex::New if matches!(self.lex(i + 1), Lex::Unit { unit: Unit::Year, .. }) => {
+                if day(i + 2) {
+                    Some((H::NewYearsDay, i + 3))
+                } else if self.is(i + 2, Lex::Eve) {
+                    Some((H::NewYearsEve, i + 3))
+                } else {
+                    self.possessive(i + 1).then_some((H::NewYearsDay, i + 2))
+                }
+            }
+            Lex::Martin if self.is(i + 1, Lex::Luther) && self.is(i + 2, Lex::King) => {
+                then_day(H::MlkDay, junior(i + 3))
+            }
+            Lex::Mlk => then_day(H::MlkDay, junior(i + 1)),
+            Lex::Presidents => then_day(H::WashingtonsBirthday, i + 1),
+            Lex::Washington if self.is(i + 1, Lex::Birthday) => Some((H::WashingtonsBirthday, i + 2)),
+            Lex::Memorial => then_day(H::MemorialDay, i + 1),
+            Lex::Juneteenth => Some((H::Juneteenth, i + 1 + usize::from(day(i + 1)))),
+            Lex::Independence => then_day(H::IndependenceDay, i + 1),
+            Lex::Labor => then_day(H::LaborDay, i + 1),
+            Lex::Columbus => then_day(H::ColumbusDay, i + 1),
+            Lex::Indigenous if self.is(i + 1, Lex::Peoples) => then_day(H::ColumbusDay, i + 2),
+            Lex::Veterans => then_day(H::VeteransDay, i + 1),
+            Lex::Thanksgiving => Some((H::Thanksgiving, i + 1 + usize::from(day(i + 1)))),
+            Lex::Christmas if self.is(i + 1, Lex::Eve) => Some((H::ChristmasEve, i + 2)),
+            Lex::Christmas => Some((H::ChristmasDay, i + 1 + usize::from(day(i + 1)))),
+            Lex::Good if self.is(i + 1, Lex::Weekday { day: Weekday::Friday, full: true }) => {
+                Some((H::GoodFriday, i + 2))
+            }
+            Lex::Easter => match self.lex(i + 1) {
+                Lex::Weekday { day: Weekday::Monday, full: true } => Some((H::EasterMonday, i + 2)),
+                Lex::Weekday { day: Weekday::Sunday, full: true } => Some((H::EasterSunday, i + 2)),
+                _ if day(i + 1) => Some((H::EasterSunday, i + 2)),
+                // Lower-case "easter" alone is more often an easter egg than the day.
+                _ if self.capital(i) || self.is(i + 1, Lex::Weekend) || self.year_at(i + 1).is_some() => {
+                    Some((H::EasterSunday, i + 1))
+                }
+                _ => None,
+            },
+            Lex::Early if self.is(i + 1, Lex::Month { month: 5, full: true }) && bank_holiday(i + 2) => {
+                Some((H::EarlyMay, i + 4))
+            }
+            Lex::Month { month: 5, full: true } if bank_holiday(i + 1) => Some((H::EarlyMay, i + 3)),
+            Lex::Month { month: 5, full: true } if day(i + 1) => {
+                Some((H::EarlyMay, i + 2 + 2 * usize::from(bank_holiday(i + 2))))
+            }
+            Lex::Season(3) if bank_holiday(i + 1) => Some((H::SpringBank, i + 3)),
+            Lex::Late if self.is(i + 1, Lex::Season(6)) && bank_holiday(i + 2) => {
+                Some((H::SummerBank, i + 4))
+            }
+            Lex::Season(6) | Lex::Month { month: 8, full: true } if bank_holiday(i + 1) => {
+                Some((H::SummerBank, i + 3))
+            }
+            Lex::Boxing => then_day(H::BoxingDay, i + 1),
+            _ => None,
+        }
+    }
+
+    /// A holiday name in a locale that is configured.
+    fn in_locales(&self, id: HolidayId) -> bool {
+        Locale::ALL.into_iter().any(|l| self.locales.has(l) && id.in_locale(l))
+    }
+
+    /// `[last|this|next] <holiday> [[,] <year>]`: the holiday's day, and the token after it. Without a
+    /// year or "last"/"this"/"next", the latest occurrence on or before the reference day. The date is
+    /// `None` for a holiday of a locale that is not configured; the flag tells whether a year was given.
+    pub(crate) fn holiday_day(&self, i: usize) -> Option<(usize, HolidayId, Option<Date>, bool)> {
+        let dir = match self.lex(i) {
+            Lex::Last => Some(-1),
+            Lex::This => Some(0),
+            Lex::Next => Some(1),
+            _ => None,
+        };
+        let (id, k) = self.holiday_name(i + usize::from(dir.is_some()))?;
+        if !self.in_locales(id) {
+            return Some((k, id, None, false));
+        }
+        let y = self.skip(k, b',');
+        if let Some(year) = self.year_at(y) {
+            return Some((y + 1, id, id.date(year), true));
+        }
+        let of_year = |y: i16| id.date(y).map(day);
+        let r = self.reference;
+        let date = match dir {
+            None => calendar::latest_on_or_before(r, of_year),
+            Some(-1) => calendar::latest_before(r, of_year),
+            Some(0) => of_year(r.year()),
+            Some(_) => calendar::earliest_after(r, of_year),
+        };
+        Some((k, id, date.map(|d| d.0), false))
+    }
+
+    /// A holiday, or its weekend: "Thanksgiving", "Christmas 2024", "Easter weekend",
+    /// "Memorial Day weekend 2025".
+    pub(crate) fn holiday(&self, i: usize) -> Option<Hit> {
+        let (end, id, date, has_year) = self.holiday_day(i)?;
+        let Some(date) = date else { return Some(Hit { end, days: None }) };
+        if !self.is(end, Lex::Weekend) {
+            return Some(Hit::new(end, day(date)));
+        }
+        // "Easter weekend 2025": the year may follow "weekend".
+        let with_year = if has_year { None } else { self.year_at(end + 1).and_then(|year| id.date(year)) };
+        let (date, end) = match with_year {
+            Some(d) => (d, end + 2),
+            None => (date, end + 1),
+        };
+        Some(Hit::new(end, self.holiday_weekend(id, date)?))
+    }
+
+    /// The weekend of a holiday: Good Friday to Easter Monday for the Easter days; otherwise the
+    /// weekend nearest the day, stretched to take in the day and, in a configured locale, the weekday
+    /// it is observed on.
+    pub(crate) fn holiday_weekend(&self, id: HolidayId, date: Date) -> Option<Days> {
+        if id.is_easter() {
+            let sunday = HolidayId::EasterSunday.date(date.year())?;
+            return Some((add_days(sunday, -2)?, add_days(sunday, 1)?));
+        }
+        let (mut first, mut last) = calendar::weekend_around(date)?;
+        for locale in Locale::ALL.into_iter().filter(|l| self.locales.has(*l) && id.in_locale(*l)) {
+            let observed = id.observed(date, locale);
+            first = first.min(observed);
+            last = last.max(observed);
+        }
+        Some((first, last))
+    }
+}

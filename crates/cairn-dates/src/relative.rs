@@ -1,0 +1,199 @@
+//! Days and weeks counted from the reference day: "today", "yesterday", "last night", "three days
+//! ago", "two weeks ago", "last week", "this weekend", "last Tuesday", "Tuesday", "Tuesday last week",
+//! "the past 3 days", "the week before last". Weeks run Monday–Sunday.
+
+use jiff::Span;
+use jiff::civil::{Date, Weekday};
+
+use crate::calendar::{self, Days, add_days, day};
+use crate::lexicon::{Lex, Unit};
+use crate::scan::{Hit, Scanner};
+
+impl Scanner<'_> {
+    /// Any form counted from the reference day.
+    pub(crate) fn relative(&self, i: usize) -> Option<Hit> {
+        let r = self.reference;
+        match self.lex(i) {
+            Lex::Today | Lex::Tonight => Some(Hit::new(i + 1, day(r))),
+            Lex::Yesterday => Some(Hit::new(i + 1, day(add_days(r, -1)?))),
+            Lex::Tomorrow => Some(Hit::new(i + 1, day(add_days(r, 1)?))),
+            Lex::This if self.is(i + 1, Lex::DayPart) => Some(Hit::new(i + 2, day(r))),
+            Lex::Last if self.is(i + 1, Lex::Night) => Some(Hit::new(i + 2, day(add_days(r, -1)?))),
+            Lex::Last | Lex::Past | Lex::Previous | Lex::This | Lex::Next => self.shifted(i),
+            Lex::The => self.the_past(i),
+            Lex::Weekday { day: weekday, full: true } => self.weekday(i, weekday),
+            _ => self.ago(i),
+        }
+    }
+
+    /// A count: digits (up to four), a number in words ("three", "twenty-one"), "a"/"an", or
+    /// "a couple of". Returns the count and the next token.
+    fn count(&self, i: usize) -> Option<(i64, usize)> {
+        if let Some((value, 1..=4, false)) = self.num(i) {
+            // Not a decimal such as "1.5".
+            return (!(self.joiner(i + 1, b'.') && self.num(i + 2).is_some()))
+                .then_some((i64::from(value), i + 1));
+        }
+        match self.lex(i) {
+            Lex::Cardinal(tens @ (20 | 30)) => {
+                let k = self.skip(i + 1, b'-');
+                match self.lex(k) {
+                    Lex::Cardinal(unit @ 1..=9) => Some((i64::from(tens + unit), k + 1)),
+                    _ => Some((i64::from(tens), i + 1)),
+                }
+            }
+            Lex::Cardinal(n) => Some((i64::from(n), i + 1)),
+            Lex::A if self.is(i + 1, Lex::Couple) => Some((2, self.skip_word(i + 2, Lex::Of))),
+            Lex::Couple => Some((2, self.skip_word(i + 1, Lex::Of))),
+            Lex::A => Some((1, i + 1)),
+            _ => None,
+        }
+    }
+
+    /// A unit word at `i` ("day", "weeks").
+    fn unit(&self, i: usize) -> Option<Unit> {
+        match self.lex(i) {
+            Lex::Unit { unit, .. } => Some(unit),
+            _ => None,
+        }
+    }
+
+    /// The reference day moved back by `n` units.
+    fn back(&self, n: i64, unit: Unit) -> Option<Date> {
+        let span = match unit {
+            Unit::Day => Span::new().try_days(n),
+            Unit::Week => Span::new().try_weeks(n),
+            Unit::Month => Span::new().try_months(n),
+            Unit::Year => Span::new().try_years(n),
+        };
+        self.reference.checked_sub(span.ok()?).ok()
+    }
+
+    /// "three days ago" (that day), "two weeks ago" (that week), "a month ago" (that month),
+    /// "five years ago" (that year).
+    fn ago(&self, i: usize) -> Option<Hit> {
+        let (n, k) = self.count(i)?;
+        let unit = self.unit(k)?;
+        if !self.is(k + 1, Lex::Ago) {
+            return None;
+        }
+        let then = self.back(n, unit)?;
+        let days = match unit {
+            Unit::Day => day(then),
+            Unit::Week => calendar::week_of(then)?,
+            Unit::Month => calendar::month(then.year(), then.month())?,
+            Unit::Year => calendar::year(then.year())?,
+        };
+        Some(Hit::new(k + 2, days))
+    }
+
+    /// A rolling window ending on the reference day: `n` units back to today.
+    fn window(&self, n: i64, unit: Unit, end: usize) -> Option<Hit> {
+        Some(Hit::new(end, (self.back(n, unit)?, self.reference)))
+    }
+
+    /// "last week", "this week", "next week", "this past week"; "last weekend", "this weekend",
+    /// "next weekend"; "last Tuesday", "this Tuesday", "next Tuesday"; "past week" and "last 3 days"
+    /// (windows ending today).
+    fn shifted(&self, i: usize) -> Option<Hit> {
+        let r = self.reference;
+        let this_past = self.is(i, Lex::This) && self.is(i + 1, Lex::Past);
+        let j = i + 1 + usize::from(this_past);
+        let dir: i64 = match self.lex(i) {
+            _ if this_past => -1,
+            Lex::Last | Lex::Past | Lex::Previous => -1,
+            Lex::This => 0,
+            _ => 1,
+        };
+        let rolling = self.is(i, Lex::Past);
+        match self.lex(j) {
+            Lex::Unit { unit, plural: false } if rolling && unit != Unit::Day => self.window(1, unit, j + 1),
+            Lex::Unit { unit: Unit::Week, plural: false } => {
+                Some(Hit::new(j + 1, calendar::week_of(add_days(r, 7 * dir)?)?))
+            }
+            Lex::Weekend => {
+                let days = match dir {
+                    -1 => {
+                        let sunday = calendar::weekday_before(r, Weekday::Sunday)?;
+                        (add_days(sunday, -1)?, sunday)
+                    }
+                    _ => {
+                        let (monday, _) = calendar::week_of(add_days(r, 7 * dir)?)?;
+                        (add_days(monday, 5)?, add_days(monday, 6)?)
+                    }
+                };
+                Some(Hit::new(j + 1, days))
+            }
+            Lex::Weekday { day: weekday, .. } => {
+                let date = match dir {
+                    -1 => calendar::weekday_before(r, weekday)?,
+                    0 => add_days(calendar::week_of(r)?.0, i64::from(weekday.to_monday_zero_offset()))?,
+                    _ => calendar::weekday_after(r, weekday)?,
+                };
+                Some(Hit::new(j + 1, day(date)))
+            }
+            _ if dir == -1 && !this_past => {
+                let (n, k) = self.count(j)?;
+                let unit = self.unit(k)?;
+                self.window(n, unit, k + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// "the past week", "the last month", "the past 3 days" (windows ending on the reference day);
+    /// "the previous week" (the calendar week before this one); "the week before last", "the
+    /// weekend before last".
+    fn the_past(&self, i: usize) -> Option<Hit> {
+        let r = self.reference;
+        match self.lex(i + 1) {
+            Lex::Past | Lex::Last => match self.lex(i + 2) {
+                Lex::Unit { unit, plural: false } if unit != Unit::Day => self.window(1, unit, i + 3),
+                _ => {
+                    let (n, k) = self.count(i + 2)?;
+                    let unit = self.unit(k)?;
+                    self.window(n, unit, k + 1)
+                }
+            },
+            Lex::Previous => match self.lex(i + 2) {
+                Lex::Unit { unit: Unit::Week, plural: false } => {
+                    Some(Hit::new(i + 3, calendar::week_of(add_days(r, -7)?)?))
+                }
+                _ => None,
+            },
+            Lex::Unit { unit: Unit::Week, plural: false }
+                if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) =>
+            {
+                Some(Hit::new(i + 4, calendar::week_of(add_days(r, -14)?)?))
+            }
+            Lex::Weekend if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) => {
+                let sunday = add_days(calendar::weekday_before(r, Weekday::Sunday)?, -7)?;
+                Some(Hit::new(i + 4, (add_days(sunday, -1)?, sunday)))
+            }
+            _ => None,
+        }
+    }
+
+    /// "Tuesday" alone (the latest Tuesday before the reference day, never the reference day itself:
+    /// that is "today"), or "Tuesday last week", "Tuesday of next week", "Tuesday this week".
+    fn weekday(&self, i: usize, weekday: Weekday) -> Option<Hit> {
+        let r = self.reference;
+        let j = self.skip_word(i + 1, Lex::Of);
+        let week = |dir: i64| -> Option<Days> {
+            let (monday, _) = calendar::week_of(add_days(r, 7 * dir)?)?;
+            Some(day(add_days(monday, i64::from(weekday.to_monday_zero_offset()))?))
+        };
+        let dir = match self.lex(j) {
+            Lex::Last | Lex::Previous => Some(-1),
+            Lex::This => Some(0),
+            Lex::Next => Some(1),
+            _ => None,
+        };
+        if let Some(dir) = dir
+            && self.is(j + 1, Lex::Unit { unit: Unit::Week, plural: false })
+        {
+            return Some(Hit::new(j + 2, week(dir)?));
+        }
+        Some(Hit::new(i + 1, day(calendar::weekday_before(r, weekday)?)))
+    }
+}

@@ -1,0 +1,477 @@
+//! Every supported form, as tables of (prompt, phrase found, first day, last day).
+
+use cairn_dates::Locale::{self, Uk, Us};
+
+use crate::{JAN, REF, found, table};
+
+const BOTH: &[Locale] = &[Us, Uk];
+
+#[test]
+fn absolute_dates() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("notes from 2026-03-12 please", "2026-03-12", "2026-03-12", "2026-03-12"),
+            ("log 2026-03-12T10:00:00Z", "2026-03-12", "2026-03-12", "2026-03-12"),
+            ("on 2026/03/12", "2026/03/12", "2026-03-12", "2026-03-12"),
+            ("the 2026-03 report", "2026-03", "2026-03-01", "2026-03-31"),
+            ("on 12 March 2026 we met", "12 March 2026", "2026-03-12", "2026-03-12"),
+            ("on March 12, 2026 we met", "March 12, 2026", "2026-03-12", "2026-03-12"),
+            ("on March 12th 2026", "March 12th 2026", "2026-03-12", "2026-03-12"),
+            ("on Mar. 12th, 2026", "Mar. 12th, 2026", "2026-03-12", "2026-03-12"),
+            ("on 12th of March 2026", "12th of March 2026", "2026-03-12", "2026-03-12"),
+            ("on the 12th of March, 2026", "the 12th of March, 2026", "2026-03-12", "2026-03-12"),
+            ("MARCH 12 2026", "MARCH 12 2026", "2026-03-12", "2026-03-12"),
+            ("sept 3 2024", "sept 3 2024", "2024-09-03", "2024-09-03"),
+            ("3 Sept 2024", "3 Sept 2024", "2024-09-03", "2024-09-03"),
+            ("on 29 February 2024", "29 February 2024", "2024-02-29", "2024-02-29"),
+            ("25/12/2026", "25/12/2026", "2026-12-25", "2026-12-25"),
+            ("12/25/2026", "12/25/2026", "2026-12-25", "2026-12-25"),
+            ("03/03/2026", "03/03/2026", "2026-03-03", "2026-03-03"),
+        ],
+    );
+}
+
+#[test]
+fn numeric_day_month_follows_the_locale() {
+    table(REF, &[Uk], &[("on 12/03/2026", "12/03/2026", "2026-03-12", "2026-03-12")]);
+    table(REF, &[Us], &[("on 12/03/2026", "12/03/2026", "2026-12-03", "2026-12-03")]);
+    assert!(found("on 12/03/2026", REF, BOTH).is_empty(), "ambiguous with both locales");
+    assert!(found("on 12/03/2026", REF, &[]).is_empty(), "ambiguous with no locale");
+    // No such day: the month still counts.
+    assert_eq!(
+        found("on 31 February 2026", REF, BOTH),
+        [("February 2026".into(), "2026-02-01".into(), "2026-02-28".into())]
+    );
+    assert!(found("1/2/2026/5", REF, &[Uk]).is_empty(), "part of a longer run");
+}
+
+#[test]
+fn partial_dates_take_the_latest_occurrence() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("what happened on March 12?", "March 12", "2026-03-12", "2026-03-12"),
+            ("what happened on December 3?", "December 3", "2025-12-03", "2025-12-03"),
+            ("what about June 30", "June 30", "2026-06-30", "2026-06-30"),
+            ("what about July 1", "July 1", "2025-07-01", "2025-07-01"),
+            ("on the 12th of March", "the 12th of March", "2026-03-12", "2026-03-12"),
+            ("on 12th of March", "12th of March", "2026-03-12", "2026-03-12"),
+            ("on 12 March", "12 March", "2026-03-12", "2026-03-12"),
+            ("on March the 12th", "March the 12th", "2026-03-12", "2026-03-12"),
+            ("on the fourth of July", "the fourth of July", "2025-07-04", "2025-07-04"),
+            ("on March twenty-first", "March twenty-first", "2026-03-21", "2026-03-21"),
+            ("on May 5", "May 5", "2026-05-05", "2026-05-05"),
+            ("on 5 May", "5 May", "2026-05-05", "2026-05-05"),
+            ("what did we do on the 12th?", "the 12th", "2026-06-12", "2026-06-12"),
+            ("what did we do on the 30th?", "the 30th", "2026-06-30", "2026-06-30"),
+            ("what did we do on the 31st?", "the 31st", "2026-05-31", "2026-05-31"),
+            ("the March 2026 release", "March 2026", "2026-03-01", "2026-03-31"),
+            ("in March of 2025", "March of 2025", "2025-03-01", "2025-03-31"),
+            ("what shipped in March", "March", "2026-03-01", "2026-03-31"),
+            ("what shipped in May?", "May", "2026-05-01", "2026-05-31"),
+            ("what shipped in July", "July", "2025-07-01", "2025-07-31"),
+            ("September notes", "September", "2025-09-01", "2025-09-30"),
+            ("what changed in 2025", "2025", "2025-01-01", "2025-12-31"),
+            ("what changed during 2024?", "2024", "2024-01-01", "2024-12-31"),
+            ("the year 2024", "the year 2024", "2024-01-01", "2024-12-31"),
+            ("Q1 2026 goals", "Q1 2026", "2026-01-01", "2026-03-31"),
+            ("the Q3 plan", "Q3", "2025-07-01", "2025-09-30"),
+            ("last quarter", "last quarter", "2026-01-01", "2026-03-31"),
+            ("since March", "since March", "2026-03-01", "2026-06-30"),
+            ("since 2025-12-01", "since 2025-12-01", "2025-12-01", "2026-06-30"),
+        ],
+    );
+}
+
+#[test]
+fn partial_dates_roll_back_a_year_in_january() {
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("March 12", "March 12", "2024-03-12", "2024-03-12"),
+            ("December 3", "December 3", "2024-12-03", "2024-12-03"),
+            ("January 2", "January 2", "2025-01-02", "2025-01-02"),
+            ("January 3", "January 3", "2024-01-03", "2024-01-03"),
+            ("in March", "March", "2024-03-01", "2024-03-31"),
+            ("in January", "January", "2025-01-01", "2025-01-31"),
+            ("mid-December", "mid-December", "2024-12-11", "2024-12-20"),
+            ("early January", "early January", "2025-01-01", "2025-01-10"),
+            ("late January", "late January", "2024-01-21", "2024-01-31"),
+            ("the 12th", "the 12th", "2024-12-12", "2024-12-12"),
+            ("the 2nd", "the 2nd", "2025-01-02", "2025-01-02"),
+            ("last March", "last March", "2024-03-01", "2024-03-31"),
+            ("February 29", "February 29", "2024-02-29", "2024-02-29"),
+            ("the end of last year", "the end of last year", "2024-09-01", "2024-12-31"),
+        ],
+    );
+}
+
+#[test]
+fn weekday_with_a_date() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("Tuesday 3 March", "Tuesday 3 March", "2026-03-03", "2026-03-03"),
+            ("on Tuesday, March 3rd", "Tuesday, March 3rd", "2026-03-03", "2026-03-03"),
+            ("Tue 3 Mar 2026", "Tue 3 Mar 2026", "2026-03-03", "2026-03-03"),
+            ("Tuesday the 3rd of March", "Tuesday the 3rd of March", "2026-03-03", "2026-03-03"),
+            // The date wins over a weekday that disagrees.
+            ("Friday 3 March", "Friday 3 March", "2026-03-03", "2026-03-03"),
+        ],
+    );
+}
+
+#[test]
+fn parts_of_a_month() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("early March", "early March", "2026-03-01", "2026-03-10"),
+            ("mid-March", "mid-March", "2026-03-11", "2026-03-20"),
+            ("mid March", "mid March", "2026-03-11", "2026-03-20"),
+            ("mid–March", "mid–March", "2026-03-11", "2026-03-20"),
+            ("late March", "late March", "2026-03-21", "2026-03-31"),
+            ("late February", "late February", "2026-02-21", "2026-02-28"),
+            ("early May", "early May", "2026-05-01", "2026-05-10"),
+            ("late June", "late June", "2026-06-21", "2026-06-30"),
+            ("early July", "early July", "2025-07-01", "2025-07-10"),
+            ("mid-March 2025", "mid-March 2025", "2025-03-11", "2025-03-20"),
+            ("the middle of March", "the middle of March", "2026-03-11", "2026-03-20"),
+            ("the beginning of March", "the beginning of March", "2026-03-01", "2026-03-10"),
+            ("the start of March", "the start of March", "2026-03-01", "2026-03-10"),
+            ("the end of March", "the end of March", "2026-03-21", "2026-03-31"),
+            ("end of May", "end of May", "2026-05-21", "2026-05-31"),
+            ("the first week of March", "the first week of March", "2026-03-01", "2026-03-07"),
+            ("the second week of March", "the second week of March", "2026-03-08", "2026-03-14"),
+            ("the third week of March", "the third week of March", "2026-03-15", "2026-03-21"),
+            ("the fourth week of March", "the fourth week of March", "2026-03-22", "2026-03-28"),
+            ("the last week of March", "the last week of March", "2026-03-25", "2026-03-31"),
+            ("the first half of March", "the first half of March", "2026-03-01", "2026-03-15"),
+            ("the second half of March", "the second half of March", "2026-03-16", "2026-03-31"),
+            ("the last day of March", "the last day of March", "2026-03-31", "2026-03-31"),
+            ("the first day of March", "the first day of March", "2026-03-01", "2026-03-01"),
+            ("the last day of February", "the last day of February", "2026-02-28", "2026-02-28"),
+            // March 2026 starts on a Sunday: its Saturdays are the 7th, 14th, 21st and 28th.
+            ("the first weekend of March", "the first weekend of March", "2026-03-07", "2026-03-08"),
+            ("the last weekend of March", "the last weekend of March", "2026-03-28", "2026-03-29"),
+            ("the last weekend of May", "the last weekend of May", "2026-05-30", "2026-05-31"),
+            ("the first Monday of March", "the first Monday of March", "2026-03-02", "2026-03-02"),
+            ("the last Friday in May", "the last Friday in May", "2026-05-29", "2026-05-29"),
+            ("the first week of last month", "the first week of last month", "2026-05-01", "2026-05-07"),
+            ("early last month", "early last month", "2026-05-01", "2026-05-10"),
+        ],
+    );
+}
+
+#[test]
+fn parts_of_a_year() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("early 2025", "early 2025", "2025-01-01", "2025-04-30"),
+            ("mid-2025", "mid-2025", "2025-05-01", "2025-08-31"),
+            ("late 2025", "late 2025", "2025-09-01", "2025-12-31"),
+            ("the first half of 2025", "the first half of 2025", "2025-01-01", "2025-06-30"),
+            ("the second half of last year", "the second half of last year", "2025-07-01", "2025-12-31"),
+            ("the third quarter of 2025", "the third quarter of 2025", "2025-07-01", "2025-09-30"),
+            ("the last week of 2025", "the last week of 2025", "2025-12-25", "2025-12-31"),
+        ],
+    );
+}
+
+#[test]
+fn seasons() {
+    // Meteorological, northern hemisphere; winter is named by the year it starts in.
+    table(
+        REF,
+        BOTH,
+        &[
+            ("summer 2025", "summer 2025", "2025-06-01", "2025-08-31"),
+            ("the summer of 2025", "the summer of 2025", "2025-06-01", "2025-08-31"),
+            ("last summer", "last summer", "2025-06-01", "2025-08-31"),
+            ("this summer", "this summer", "2026-06-01", "2026-08-31"),
+            ("over the summer", "the summer", "2026-06-01", "2026-08-31"),
+            ("in the spring", "the spring", "2026-03-01", "2026-05-31"),
+            ("in the fall", "the fall", "2025-09-01", "2025-11-30"),
+            ("autumn 2024", "autumn 2024", "2024-09-01", "2024-11-30"),
+            ("winter 2025", "winter 2025", "2025-12-01", "2026-02-28"),
+            ("last winter", "last winter", "2025-12-01", "2026-02-28"),
+            ("early summer", "early summer", "2026-06-01", "2026-06-30"),
+            ("late summer 2025", "late summer 2025", "2025-08-01", "2025-08-31"),
+            ("the end of summer", "the end of summer", "2025-08-01", "2025-08-31"),
+        ],
+    );
+}
+
+#[test]
+fn ranges() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("between March 3 and March 10", "between March 3 and March 10", "2026-03-03", "2026-03-10"),
+            ("from March 3 to 10", "from March 3 to 10", "2026-03-03", "2026-03-10"),
+            ("March 3-5", "March 3-5", "2026-03-03", "2026-03-05"),
+            ("March 3–5, 2025", "March 3–5, 2025", "2025-03-03", "2025-03-05"),
+            ("3-5 March", "3-5 March", "2026-03-03", "2026-03-05"),
+            ("3 to 5 March 2025", "3 to 5 March 2025", "2025-03-03", "2025-03-05"),
+            ("March 3 – April 2, 2025", "March 3 – April 2, 2025", "2025-03-03", "2025-04-02"),
+            ("2026-03-01 – 2026-03-10", "2026-03-01 – 2026-03-10", "2026-03-01", "2026-03-10"),
+            ("from march to may", "from march to may", "2026-03-01", "2026-05-31"),
+            ("from 2024 to 2025", "from 2024 to 2025", "2024-01-01", "2025-12-31"),
+            ("between 2024 and 2025", "between 2024 and 2025", "2024-01-01", "2025-12-31"),
+            ("from yesterday to today", "from yesterday to today", "2026-06-29", "2026-06-30"),
+            ("from December 20 to January 5", "from December 20 to January 5", "2025-12-20", "2026-01-05"),
+            (
+                "from Christmas 2024 to New Year's Day",
+                "from Christmas 2024 to New Year's Day",
+                "2024-12-25",
+                "2025-01-01",
+            ),
+        ],
+    );
+    // Just after New Year, the second end moves to after the first: this winter's holidays.
+    table(
+        JAN,
+        BOTH,
+        &[("from December 20 to January 5", "from December 20 to January 5", "2024-12-20", "2025-01-05")],
+    );
+    // An end before the start is no range: each end stands alone.
+    assert_eq!(found("March 5-3", REF, BOTH).len(), 1);
+    assert!(found("between you and me, from 9 to 5", REF, BOTH).is_empty());
+}
+
+#[test]
+fn anchored_on_a_day() {
+    table(
+        REF,
+        &[Us],
+        &[
+            ("the week of March 9", "the week of March 9", "2026-03-09", "2026-03-15"),
+            ("the weekend of March 14", "the weekend of March 14", "2026-03-14", "2026-03-15"),
+            ("the weekend after Thanksgiving", "the weekend after Thanksgiving", "2025-11-29", "2025-11-30"),
+            ("the weekend before Easter", "the weekend before Easter", "2026-03-28", "2026-03-29"),
+            ("July 4th weekend", "July 4th weekend", "2025-07-04", "2025-07-06"),
+            ("4th of July weekend", "4th of July weekend", "2025-07-04", "2025-07-06"),
+            ("the day before March 1", "the day before March 1", "2026-02-28", "2026-02-28"),
+            ("the day after tomorrow", "the day after tomorrow", "2026-07-02", "2026-07-02"),
+        ],
+    );
+}
+
+#[test]
+fn relative_to_the_reference_day() {
+    // 2026-06-30 is a Tuesday; its week runs Monday 29 June to Sunday 5 July.
+    table(
+        REF,
+        BOTH,
+        &[
+            ("what did I do today", "today", "2026-06-30", "2026-06-30"),
+            ("yesterday's notes", "yesterday's", "2026-06-29", "2026-06-29"),
+            ("the day before yesterday", "the day before yesterday", "2026-06-28", "2026-06-28"),
+            ("last night", "last night", "2026-06-29", "2026-06-29"),
+            ("tomorrow", "tomorrow", "2026-07-01", "2026-07-01"),
+            ("three days ago", "three days ago", "2026-06-27", "2026-06-27"),
+            ("3 days ago", "3 days ago", "2026-06-27", "2026-06-27"),
+            ("a day ago", "a day ago", "2026-06-29", "2026-06-29"),
+            ("twenty-one days ago", "twenty-one days ago", "2026-06-09", "2026-06-09"),
+            ("two weeks ago", "two weeks ago", "2026-06-15", "2026-06-21"),
+            ("a week ago", "a week ago", "2026-06-22", "2026-06-28"),
+            ("a couple of weeks ago", "a couple of weeks ago", "2026-06-15", "2026-06-21"),
+            ("two months ago", "two months ago", "2026-04-01", "2026-04-30"),
+            ("a year ago", "a year ago", "2025-01-01", "2025-12-31"),
+            ("last week", "last week", "2026-06-22", "2026-06-28"),
+            ("this past week", "this past week", "2026-06-22", "2026-06-28"),
+            ("the previous week", "the previous week", "2026-06-22", "2026-06-28"),
+            ("this week", "this week", "2026-06-29", "2026-07-05"),
+            ("next week", "next week", "2026-07-06", "2026-07-12"),
+            ("the week before last", "the week before last", "2026-06-15", "2026-06-21"),
+            ("last month", "last month", "2026-05-01", "2026-05-31"),
+            ("this month", "this month", "2026-06-01", "2026-06-30"),
+            ("last weekend", "last weekend", "2026-06-27", "2026-06-28"),
+            ("this weekend", "this weekend", "2026-07-04", "2026-07-05"),
+            ("last Tuesday", "last Tuesday", "2026-06-23", "2026-06-23"),
+            ("on Tuesday", "Tuesday", "2026-06-23", "2026-06-23"),
+            ("on Monday", "Monday", "2026-06-29", "2026-06-29"),
+            ("Friday's standup", "Friday's", "2026-06-26", "2026-06-26"),
+            ("this Thursday", "this Thursday", "2026-07-02", "2026-07-02"),
+            ("Wednesday last week", "Wednesday last week", "2026-06-24", "2026-06-24"),
+            ("last year", "last year", "2025-01-01", "2025-12-31"),
+            ("this year", "this year", "2026-01-01", "2026-12-31"),
+            ("in the past week", "the past week", "2026-06-23", "2026-06-30"),
+            ("in the last 3 days", "the last 3 days", "2026-06-27", "2026-06-30"),
+            ("over the past two weeks", "the past two weeks", "2026-06-16", "2026-06-30"),
+            ("in the past month", "the past month", "2026-05-30", "2026-06-30"),
+            ("since last Tuesday", "since last Tuesday", "2026-06-23", "2026-06-30"),
+        ],
+    );
+}
+
+#[test]
+fn relative_in_january() {
+    // 2025-01-02 is a Thursday.
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("yesterday", "yesterday", "2025-01-01", "2025-01-01"),
+            ("3 days ago", "3 days ago", "2024-12-30", "2024-12-30"),
+            ("two weeks ago", "two weeks ago", "2024-12-16", "2024-12-22"),
+            ("a month ago", "a month ago", "2024-12-01", "2024-12-31"),
+            ("last week", "last week", "2024-12-23", "2024-12-29"),
+            ("this week", "this week", "2024-12-30", "2025-01-05"),
+            ("last month", "last month", "2024-12-01", "2024-12-31"),
+            ("last year", "last year", "2024-01-01", "2024-12-31"),
+            ("last weekend", "last weekend", "2024-12-28", "2024-12-29"),
+            ("last Tuesday", "last Tuesday", "2024-12-31", "2024-12-31"),
+            ("on Thursday", "Thursday", "2024-12-26", "2024-12-26"),
+        ],
+    );
+}
+
+#[test]
+fn holidays_us() {
+    table(
+        REF,
+        &[Us],
+        &[
+            ("Thanksgiving", "Thanksgiving", "2025-11-27", "2025-11-27"),
+            ("thanksgiving 2026", "thanksgiving 2026", "2026-11-26", "2026-11-26"),
+            ("Thanksgiving Day, 2024", "Thanksgiving Day, 2024", "2024-11-28", "2024-11-28"),
+            ("Memorial Day", "Memorial Day", "2026-05-25", "2026-05-25"),
+            ("Memorial Day weekend", "Memorial Day weekend", "2026-05-23", "2026-05-25"),
+            ("Independence Day", "Independence Day", "2025-07-04", "2025-07-04"),
+            ("the Fourth of July", "the Fourth of July", "2025-07-04", "2025-07-04"),
+            ("July 4th", "July 4th", "2025-07-04", "2025-07-04"),
+            ("Christmas", "Christmas", "2025-12-25", "2025-12-25"),
+            ("Christmas Day", "Christmas Day", "2025-12-25", "2025-12-25"),
+            ("Christmas Eve", "Christmas Eve", "2025-12-24", "2025-12-24"),
+            ("New Year's Eve", "New Year's Eve", "2025-12-31", "2025-12-31"),
+            ("MLK day", "MLK day", "2026-01-19", "2026-01-19"),
+            ("Martin Luther King Jr. Day", "Martin Luther King Jr. Day", "2026-01-19", "2026-01-19"),
+            ("Martin Luther King, Jr. Day", "Martin Luther King, Jr. Day", "2026-01-19", "2026-01-19"),
+            ("Presidents' Day", "Presidents' Day", "2026-02-16", "2026-02-16"),
+            ("President’s Day", "President’s Day", "2026-02-16", "2026-02-16"),
+            ("Washington's Birthday", "Washington's Birthday", "2026-02-16", "2026-02-16"),
+            ("Juneteenth", "Juneteenth", "2026-06-19", "2026-06-19"),
+            ("Labor Day", "Labor Day", "2025-09-01", "2025-09-01"),
+            ("Labor Day weekend", "Labor Day weekend", "2025-08-30", "2025-09-01"),
+            ("Columbus Day", "Columbus Day", "2025-10-13", "2025-10-13"),
+            ("Indigenous Peoples' Day", "Indigenous Peoples' Day", "2025-10-13", "2025-10-13"),
+            ("Veterans Day", "Veterans Day", "2025-11-11", "2025-11-11"),
+            ("New Year's Day", "New Year's Day", "2026-01-01", "2026-01-01"),
+            ("new years day", "new years day", "2026-01-01", "2026-01-01"),
+            ("New Year's", "New Year's", "2026-01-01", "2026-01-01"),
+            ("the day after Thanksgiving", "the day after Thanksgiving", "2025-11-28", "2025-11-28"),
+            ("Thanksgiving weekend", "Thanksgiving weekend", "2025-11-27", "2025-11-30"),
+            ("the weekend of Thanksgiving", "the weekend of Thanksgiving", "2025-11-27", "2025-11-30"),
+            ("Christmas 2024", "Christmas 2024", "2024-12-25", "2024-12-25"),
+            ("last Christmas", "last Christmas", "2025-12-25", "2025-12-25"),
+            ("next Thanksgiving", "next Thanksgiving", "2026-11-26", "2026-11-26"),
+            ("Memorial Day weekend 2025", "Memorial Day weekend 2025", "2025-05-24", "2025-05-26"),
+            // 4 July 2026 is a Saturday, observed on Friday 3 July.
+            ("Independence Day weekend 2026", "Independence Day weekend 2026", "2026-07-03", "2026-07-05"),
+            ("since Memorial Day", "since Memorial Day", "2026-05-25", "2026-06-30"),
+            ("Easter", "Easter", "2026-04-05", "2026-04-05"),
+        ],
+    );
+}
+
+#[test]
+fn holidays_uk() {
+    table(
+        REF,
+        &[Uk],
+        &[
+            ("Good Friday", "Good Friday", "2026-04-03", "2026-04-03"),
+            ("Easter Monday", "Easter Monday", "2026-04-06", "2026-04-06"),
+            ("Easter", "Easter", "2026-04-05", "2026-04-05"),
+            ("Easter Sunday", "Easter Sunday", "2026-04-05", "2026-04-05"),
+            ("Easter weekend", "Easter weekend", "2026-04-03", "2026-04-06"),
+            ("Easter weekend 2025", "Easter weekend 2025", "2025-04-18", "2025-04-21"),
+            ("over the easter weekend", "easter weekend", "2026-04-03", "2026-04-06"),
+            ("the weekend of Easter 2024", "the weekend of Easter 2024", "2024-03-29", "2024-04-01"),
+            ("Early May bank holiday", "Early May bank holiday", "2026-05-04", "2026-05-04"),
+            ("May Day", "May Day", "2026-05-04", "2026-05-04"),
+            ("the May Day bank holiday", "May Day bank holiday", "2026-05-04", "2026-05-04"),
+            ("Spring bank holiday", "Spring bank holiday", "2026-05-25", "2026-05-25"),
+            ("the spring bank holiday weekend", "spring bank holiday weekend", "2026-05-23", "2026-05-25"),
+            ("Summer bank holiday", "Summer bank holiday", "2025-08-25", "2025-08-25"),
+            ("August bank holiday 2026", "August bank holiday 2026", "2026-08-31", "2026-08-31"),
+            ("Boxing Day", "Boxing Day", "2025-12-26", "2025-12-26"),
+            ("Christmas Day", "Christmas Day", "2025-12-25", "2025-12-25"),
+            ("New Year’s Day", "New Year’s Day", "2026-01-01", "2026-01-01"),
+            ("the day after Boxing Day", "the day after Boxing Day", "2025-12-27", "2025-12-27"),
+            // Christmas 2021 fell on a Saturday: the bank holiday moved to Monday 27 December.
+            ("Christmas weekend 2021", "Christmas weekend 2021", "2021-12-25", "2021-12-27"),
+        ],
+    );
+}
+
+#[test]
+fn holidays_only_in_the_configured_locales() {
+    assert!(found("Boxing Day", REF, &[Us]).is_empty());
+    assert!(found("Thanksgiving", REF, &[Uk]).is_empty());
+    assert!(found("Good Friday", REF, &[Us]).is_empty(), "not read as 'Friday'");
+    assert!(found("the August bank holiday", REF, &[Us]).is_empty(), "not read as 'August'");
+    assert!(found("Christmas", REF, &[]).is_empty());
+    let both = found("Christmas", REF, BOTH);
+    assert_eq!(both, [("Christmas".into(), "2025-12-25".into(), "2025-12-25".into())]);
+}
+
+#[test]
+fn holidays_in_january() {
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("Christmas", "Christmas", "2024-12-25", "2024-12-25"),
+            ("Thanksgiving", "Thanksgiving", "2024-11-28", "2024-11-28"),
+            ("New Year's Day", "New Year's Day", "2025-01-01", "2025-01-01"),
+            ("Easter", "Easter", "2024-03-31", "2024-03-31"),
+            ("last Christmas", "last Christmas", "2024-12-25", "2024-12-25"),
+        ],
+    );
+}
+
+#[test]
+fn several_in_one_prompt_in_order_without_overlap() {
+    let got = found(
+        "Compare what we said on March 3rd, mid-April and two weeks ago with the notes from 2025-12-01.",
+        REF,
+        BOTH,
+    );
+    let want = [
+        ("March 3rd", "2026-03-03", "2026-03-03"),
+        ("mid-April", "2026-04-11", "2026-04-20"),
+        ("two weeks ago", "2026-06-15", "2026-06-21"),
+        ("2025-12-01", "2025-12-01", "2025-12-01"),
+    ];
+    let got: Vec<_> = got.iter().map(|(p, s, e)| (p.as_str(), s.as_str(), e.as_str())).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn the_longest_reading_wins() {
+    let got = found("the last week of March and the last week", REF, BOTH);
+    assert_eq!(got[0].0, "the last week of March");
+    assert_eq!(got[1].0, "the last week");
+    assert_eq!(got.len(), 2);
+}
+
+#[test]
+fn locale_parses_and_displays() {
+    assert_eq!("US".parse::<Locale>(), Ok(Us));
+    assert_eq!("uk".parse::<Locale>(), Ok(Uk));
+    assert_eq!("en-GB".parse::<Locale>(), Ok(Uk));
+    assert!("fr".parse::<Locale>().is_err());
+    assert_eq!(Us.to_string(), "us");
+    assert_eq!(Uk.to_string(), "uk");
+}

@@ -1,0 +1,77 @@
+//! Prompts with no date in them.
+
+use cairn_dates::{Locale, resolve};
+
+use crate::{JAN, REF};
+
+#[test]
+fn no_date_found() {
+    let prompts = [
+        "may I ask you something",
+        "May I ask you something?",
+        "you may want to check the logs",
+        "we march on",
+        "March on, soldiers",
+        "they march together",
+        "get a second opinion",
+        "wait a second",
+        "what is 2+2",
+        "the 3 musketeers",
+        "I have 12 apples and 2026 oranges",
+        "2026",
+        "call me at 10:30",
+        "meet at 3pm",
+        "section 2.3 of the spec",
+        "the 3rd floor",
+        "the 21st century",
+        "what did we do recently?",
+        "anything lately?",
+        "an august body",
+        "jan and dec are names",
+        "first things first",
+        "the second half of the match",
+        "the end of the road",
+        "last but not least",
+        "in the past",
+        "it is a good day",
+        "new year resolutions",
+        "the king's speech",
+        "this is the end",
+        "a day in the life",
+        "weeks of work",
+        "spring cleaning",
+        "summer reading list",
+        "3/4 of the tests",
+        "ids 1-2-2026-7",
+        "this may take a while",
+        "This march is long",
+        "easter eggs in the code",
+        "fix bug #12 in v2.3",
+        "use python 3.12",
+        "port 8080 on 127.0.0.1",
+        "the 2024-25 season",
+        "step 3 of 5",
+        "on 12/05",
+        "a 24/7 service",
+        "in 5 minutes",
+        "the last time we met",
+        "at the end of the day",
+        "day after day",
+        "in the middle of nowhere",
+        "late to the party",
+        "years ago",
+        "from 1 to 10",
+        "next steps",
+        "memorial service",
+        "labor costs",
+        "",
+        "   ",
+        "ÀÉÎ 日本語 😀",
+    ];
+    for p in prompts {
+        for reference in [REF, JAN] {
+            let found = resolve(p, reference, &Locale::ALL);
+            assert!(found.is_empty(), "{p:?} gave {found:?}");
+        }
+    }
+}

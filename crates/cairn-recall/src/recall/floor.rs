@@ -1,0 +1,104 @@
+//! The relevance floor: a query about nothing in memory gets no hits. Each candidate's relevance is
+//! its best part among what says a query is about it ([`relevance`]): the share of the query's idf
+//! weight its words cover (computed here for the head of the ranked list, where a relevant chunk
+//! is), its calibrated cosine similarity, its tags, its date. When no candidate reaches
+//! [`RecallSettings::floor`], recall has no hits, and [`Relevance`] says why (the best candidate's
+//! relevance and parts, the floor). Relevance is on one absolute scale whatever the fusion that ranks
+//! the candidates.
+//!
+//! [`RecallSettings::floor`]: super::RecallSettings::floor
+
+use cairn_core::Relevance;
+use tantivy::{DocAddress, Searcher};
+
+use super::fusion::{COVERAGE, Fused, relevance};
+use super::lanes::lexical::{QueryTerm, TermWeights};
+use super::{Recaller, lane, quantize};
+use crate::analyzer::{framing, is_cjk};
+
+/// Candidates at the head of the ranked list whose coverage is computed: a chunk that covers the
+/// query ranks high in the lexical lane, so it is among them when it exists.
+const COVERED_HEAD: usize = 30;
+
+impl Recaller {
+    /// Sets the coverage part of the head of `fused` (in rank order), then empties `fused` when its
+    /// best relevance is below the floor; says what it saw. `weights`: each of `terms`' idf, when the
+    /// lexical lane ran.
+    pub(super) fn apply_floor(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+        weights: Option<TermWeights>,
+        fused: &mut Vec<Fused>,
+        warnings: &mut Vec<String>,
+    ) -> Relevance {
+        let s = &self.settings;
+        let weights = weights.filter(|w| w.idf.len() == terms.len());
+        if let Some(w) = &weights {
+            // Words that frame a question ("current status", "catch me up") weigh nothing here, nor
+            // does a CJK bigram found nowhere (most likely one that bridges two words: 北京的故宫 →
+            // 京的, 的故): neither says what the query asks about.
+            let framing = framing();
+            let idf: Vec<f32> = terms
+                .iter()
+                .zip(w.idf.iter().zip(&w.absent))
+                .map(|(t, (&i, &absent))| {
+                    let bridging = absent && t.term.chars().any(is_cjk);
+                    if bridging || framing.binary_search(&t.term).is_ok() { 0.0 } else { i }
+                })
+                .collect();
+            let total: f32 = idf.iter().sum();
+            let head: Vec<(usize, DocAddress)> = fused
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.2.contains_key(lane::LEXICAL))
+                .take(COVERED_HEAD)
+                .map(|(i, f)| (i, f.1))
+                .collect();
+            let addrs: Vec<DocAddress> = head.iter().map(|(_, a)| *a).collect();
+            // Each clause's full weight: a chunk's coverage is its best clause's share.
+            let mut clause_total: std::collections::BTreeMap<usize, f32> = Default::default();
+            for (t, i) in terms.iter().zip(&idf) {
+                *clause_total.entry(t.clause).or_default() += i;
+            }
+            match self.matched_terms(searcher, terms, &addrs) {
+                Ok(sets) if total > 0.0 => {
+                    for ((i, _), set) in head.iter().zip(sets) {
+                        let mut covered: std::collections::BTreeMap<usize, f32> = Default::default();
+                        for &t in &set {
+                            *covered.entry(terms[t].clause).or_default() += idf[t];
+                        }
+                        let best = covered
+                            .iter()
+                            .map(|(c, w)| w / clause_total[c].max(f32::MIN_POSITIVE))
+                            .fold(0.0f32, f32::max);
+                        fused[*i].2.insert(COVERAGE.to_owned(), quantize(best));
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => warnings.push(format!("finding matched terms failed: {e}")),
+            }
+        }
+        let floor = s.floor.max(0.0);
+        let mut report = Relevance { floor, ..Relevance::default() };
+        if let Some(w) = &weights {
+            let total: f32 = w.idf.iter().sum();
+            let unknown: f32 = w.idf.iter().zip(&w.absent).filter(|(_, a)| **a).map(|(i, _)| i).sum();
+            if total > 0.0 {
+                report.unknown = quantize(unknown / total).max(0.0);
+            }
+        }
+        for (_, _, parts) in fused.iter() {
+            let r = quantize(relevance(parts, &s.calibration));
+            if r > report.best || report.parts.is_empty() {
+                report.best = r;
+                report.parts = parts.clone();
+            }
+        }
+        if floor > 0.0 && report.best < floor {
+            report.below = fused.len();
+            fused.clear();
+        }
+        report
+    }
+}

@@ -1,0 +1,195 @@
+//! The date lane: date expressions of the query ("mid-March", "last week", "on Memorial Day")
+//! resolved to ranges of days against the query's reference day ([`cairn_dates::resolve`]), and the
+//! chunks in scope dated within them. Every candidate, whichever lane found it, gets its fit
+//! ([`QueryDates::fit`]): 1 within a range, falling to 0 a range's half-length (at least a day)
+//! beyond it, nothing when it is undated.
+
+use std::time::Instant;
+
+use cairn_core::{LaneStatus, Millis, UNDATED};
+use cairn_dates::{DateRange, Locale};
+use tantivy::{DocAddress, Searcher};
+
+use super::{Found, SegmentScope};
+use crate::error::{Error, Result};
+use crate::index::{F_CREATED_AT, F_ORDER_KEY};
+use crate::recall::topn::Scored;
+use crate::recall::{RecallQuery, Recaller, lane};
+
+const MS_PER_DAY: i64 = 86_400_000;
+
+/// A date range of the query, in days since the epoch (inclusive), with the words that named it.
+#[derive(Debug, Clone)]
+pub(in crate::recall) struct QueryDate {
+    first: i64,
+    last: i64,
+    phrase: String,
+    range: DateRange,
+    /// What a day within the range scores (1, or less for a phrase of small talk).
+    weight: f32,
+}
+
+/// Phrases about the present moment: "how are you today?" is small talk more often than a question
+/// about memory, so a day they name ranks first but is not relevant on its own (its fit is below the
+/// default relevance floor).
+const PRESENT: [&str; 5] = ["today", "tonight", "this morning", "this afternoon", "this evening"];
+
+/// The date ranges of one query (empty: the lane has nothing to do).
+#[derive(Debug, Clone, Default)]
+pub(in crate::recall) struct QueryDates(Vec<QueryDate>);
+
+impl QueryDates {
+    /// The date expressions of `text` against the day of `now` (in the system's time zone: "yesterday"
+    /// is the user's yesterday), with the holidays of `locales`. Items' days are the civil dates they
+    /// say (stored as midnight UTC).
+    pub(in crate::recall) fn of(text: &str, now: Millis, locales: &[Locale]) -> Self {
+        let Ok(ts) = jiff::Timestamp::from_millisecond(now) else { return QueryDates::default() };
+        let reference = ts.to_zoned(jiff::tz::TimeZone::system()).date();
+        let ranges = cairn_dates::resolve(text, reference, locales);
+        QueryDates(
+            ranges
+                .into_iter()
+                .filter_map(|r| {
+                    let (first, last) = (day_number(r.start)?, day_number(r.end)?);
+                    let present = PRESENT.iter().any(|p| r.phrase.eq_ignore_ascii_case(p));
+                    let weight = if present { 0.4 } else { 1.0 };
+                    Some(QueryDate { first, last, phrase: r.phrase.clone(), range: r, weight })
+                })
+                .collect(),
+        )
+    }
+
+    pub(in crate::recall) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How well an item dated `created` fits the query's ranges (the best range), with the reason
+    /// (`2026-03-12 in 'mid-March'`); `None` when it is undated or fits none.
+    pub(in crate::recall) fn fit(&self, created: Millis) -> Option<(f32, String)> {
+        if created == UNDATED {
+            return None;
+        }
+        let day = day_of(created)?;
+        let mut best: Option<(f32, &QueryDate)> = None;
+        for d in &self.0 {
+            let fit = if (d.first..=d.last).contains(&day) {
+                1.0
+            } else {
+                let off = if day < d.first { d.first - day } else { day - d.last };
+                let reach = ((d.last - d.first + 1) / 2).max(1);
+                if off > reach { 0.0 } else { 0.5 * (1.0 - off as f32 / (reach + 1) as f32) }
+            };
+            let fit = fit * d.weight;
+            if fit > 0.0 && best.is_none_or(|(b, _)| fit > b) {
+                best = Some((fit, d));
+            }
+        }
+        let (fit, d) = best?;
+        let date = date_of_day(day).map_or_else(String::new, |x| x.to_string());
+        let relation = if (d.first..=d.last).contains(&day) { "in" } else { "near" };
+        Some((fit, format!("{date} {relation} '{}'", d.phrase)))
+    }
+
+    /// Whether an item dated `created` lies within one of the ranges.
+    fn within(&self, created: Millis) -> bool {
+        day_of(created).is_some_and(|day| self.0.iter().any(|d| (d.first..=d.last).contains(&day)))
+    }
+
+    /// The ranges as `phrase: first..last` (for the result's report).
+    pub(in crate::recall) fn describe(&self) -> Vec<String> {
+        self.0.iter().map(|d| format!("{}: {}..{}", d.phrase, d.range.start, d.range.end)).collect()
+    }
+
+    /// The first and last moment (milliseconds) any range covers.
+    fn bounds(&self) -> (Millis, Millis) {
+        let first = self.0.iter().map(|d| d.first).min().unwrap_or(0);
+        let last = self.0.iter().map(|d| d.last).max().unwrap_or(0);
+        (first * MS_PER_DAY, (last + 1) * MS_PER_DAY - 1)
+    }
+}
+
+/// Days since the epoch of `ms` (UTC); `None` for [`UNDATED`].
+fn day_of(ms: Millis) -> Option<i64> {
+    (ms != UNDATED).then(|| ms.div_euclid(MS_PER_DAY))
+}
+
+fn day_number(date: jiff::civil::Date) -> Option<i64> {
+    let ts = date.to_zoned(jiff::tz::TimeZone::UTC).ok()?.timestamp();
+    Some(ts.as_millisecond().div_euclid(MS_PER_DAY))
+}
+
+fn date_of_day(day: i64) -> Option<jiff::civil::Date> {
+    let ts = jiff::Timestamp::from_millisecond(day.checked_mul(MS_PER_DAY)?).ok()?;
+    Some(ts.to_zoned(jiff::tz::TimeZone::UTC).date())
+}
+
+/// The configured holiday locales (unknown names are left out; config validation reports them).
+pub(in crate::recall) fn locales(names: &[String]) -> Vec<Locale> {
+    names.iter().filter_map(|n| n.parse().ok()).collect()
+}
+
+impl Recaller {
+    /// The date lane of one recall: its report, and up to `pool` chunks in scope dated within the
+    /// query's ranges as candidates (in chunk-id key order). The fit of every candidate, whichever
+    /// lane found it, comes in [`Recaller::annotate`].
+    pub(in crate::recall) fn date_step(
+        &self,
+        searcher: &Searcher,
+        q: &RecallQuery,
+        dates: &QueryDates,
+        found: &mut Found,
+        pool: usize,
+    ) {
+        let started = Instant::now();
+        if !self.settings.lane_on(lane::DATE) || dates.is_empty() {
+            found.skipped(lane::DATE, started);
+            return;
+        }
+        match self.dated(searcher, q, dates, pool) {
+            Ok(top) => {
+                found.ran(lane::DATE, LaneStatus::Ok, top.len(), started);
+                found.enter(top.iter().map(|c| (c.addr, c.score)), |c| &mut c.date);
+            }
+            Err(e) => found.failed(lane::DATE, started, e),
+        }
+    }
+
+    /// The first `n` chunks in scope (by chunk-id key) dated within `dates`.
+    fn dated(
+        &self,
+        searcher: &Searcher,
+        q: &RecallQuery,
+        dates: &QueryDates,
+        n: usize,
+    ) -> Result<Vec<Scored>> {
+        let (from, to) = dates.bounds();
+        let mut out: Vec<Scored> = Vec::new();
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let seg = SegmentScope::new(reader, &q.scope)?;
+            if seg.excludes_all() {
+                continue;
+            }
+            let ff = reader.fast_fields();
+            let created = ff.i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            if created.max_value() < from || created.min_value() > to {
+                continue;
+            }
+            let order = ff.u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
+            for doc in reader.doc_ids_alive() {
+                let Some(at) = created.first(doc) else { continue };
+                if at < from || at > to || !seg.admits(doc) {
+                    continue;
+                }
+                if !dates.within(at) {
+                    continue;
+                }
+                let Some((fit, _)) = dates.fit(at) else { continue };
+                let key = order.first(doc).unwrap_or(0);
+                out.push(Scored { score: fit, key, addr: DocAddress::new(ord as u32, doc) });
+            }
+        }
+        out.sort_unstable();
+        out.truncate(n);
+        Ok(out)
+    }
+}

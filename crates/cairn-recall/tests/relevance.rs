@@ -1,0 +1,233 @@
+//! Relevance: the floor (nothing when nothing is relevant), calibrated fusion, the date lane (ranges,
+//! scope, undated items) and lanes switched off staying off. Real index directories in temp dirs.
+
+use cairn_core::{Audience, Item, ItemKind, LaneStatus, Scope, UNDATED};
+use cairn_recall::{
+    ChunkWriter, Fusion, RecallIndex, RecallQuery, RecallResult, RecallSettings, Recaller, lane,
+};
+use proptest::prelude::*;
+
+/// Noon (UTC) of a civil date.
+fn noon(y: i16, m: i8, d: i8) -> i64 {
+    jiff::civil::date(y, m, d)
+        .at(12, 0, 0, 0)
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .unwrap()
+        .timestamp()
+        .as_millisecond()
+}
+
+fn note(id: &str, audience: Audience, title: &str, text: &str, created_at: i64) -> Item {
+    cairn_test::item(id)
+        .project("life")
+        .kind(ItemKind::File)
+        .title(title)
+        .text(text)
+        .audience(audience)
+        .file(format!("memory/{id}.md"), 1, 5)
+        .created_at(created_at)
+        .observed_at(created_at.max(0))
+        .build()
+}
+
+/// A small life: dailies of March and June 2026, and undated notes.
+fn workspace() -> Vec<Item> {
+    let mut items = vec![
+        note(
+            "vet",
+            Audience::Private,
+            "Riverside animal clinic",
+            "Dr. Okafor checks Biscuit's vaccinations every spring; the clinic is on Mill Lane.",
+            UNDATED,
+        ),
+        note(
+            "capital",
+            Audience::Private,
+            "Credit card",
+            "The capital one statement is due on the fifth; pay it from the joint account.",
+            UNDATED,
+        ),
+        note(
+            "boiler",
+            Audience::Private,
+            "Boiler service",
+            "The plumber replaced the boiler pressure valve and bled the radiators.",
+            UNDATED,
+        ),
+        note(
+            "garden",
+            Audience::Public,
+            "Allotment",
+            "Planted broad beans and garlic at the allotment; the soil was heavy clay.",
+            UNDATED,
+        ),
+    ];
+    for d in [2, 5, 9, 12, 14, 17, 19, 23, 27, 30] {
+        let text = format!(
+            "Worked on the quarterly report; lunch with Priya; walked Biscuit by the canal (day {d})."
+        );
+        items.push(note(
+            &format!("2026-03-{d:02}"),
+            Audience::Private,
+            &format!("2026-03-{d:02}"),
+            &text,
+            noon(2026, 3, d),
+        ));
+    }
+    for d in [22, 24, 26, 27, 29, 30] {
+        let text =
+            format!("Sprint review; fixed the flaky deploy job; evening run along the river (day {d}).");
+        items.push(note(
+            &format!("2026-06-{d:02}"),
+            Audience::Private,
+            &format!("2026-06-{d:02}"),
+            &text,
+            noon(2026, 6, d),
+        ));
+    }
+    items.push(note(
+        "2026-03-15-public",
+        Audience::Public,
+        "Open day",
+        "Volunteered at the community garden open day.",
+        noon(2026, 3, 15),
+    ));
+    items
+}
+
+fn build(items: &[Item], settings: RecallSettings) -> (tempfile::TempDir, Recaller) {
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w: ChunkWriter = index.writer().unwrap();
+    for it in items {
+        w.upsert(it, &[cairn_test::chunk_of(it)]).unwrap();
+    }
+    w.commit(items.len() as u64).unwrap();
+    let r = Recaller::new(&index, settings).unwrap();
+    (dir, r)
+}
+
+fn ask(r: &Recaller, text: &str, scope: Scope, now: i64) -> RecallResult {
+    let res = r.recall(&RecallQuery::new(text, scope, 10, now));
+    for l in &res.lanes {
+        assert_ne!(l.status, LaneStatus::Failed, "lane {l:?}");
+    }
+    res
+}
+
+fn ids(res: &RecallResult) -> Vec<&str> {
+    res.hits.iter().map(|h| h.item_id.as_str()).collect()
+}
+
+const NOW: fn() -> i64 = || noon(2026, 6, 30);
+
+#[test]
+fn a_query_sharing_one_common_word_gets_nothing() {
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    let res = ask(&r, "what is the capital of mongolia and its population", Scope::owner(None), NOW());
+    assert!(res.hits.is_empty(), "hits: {:?}", ids(&res));
+    assert!(res.relevance.best < res.relevance.floor, "{:?}", res.relevance);
+    assert!(res.relevance.below > 0, "the candidate was seen and left out: {:?}", res.relevance);
+    // With the floor off, the same query does find the note (the floor, not the lanes, left it out).
+    let (_d, r) = build(&workspace(), RecallSettings { floor: 0.0, ..RecallSettings::default() });
+    let res = ask(&r, "what is the capital of mongolia and its population", Scope::owner(None), NOW());
+    assert_eq!(ids(&res).first(), Some(&"capital"));
+}
+
+#[test]
+fn a_query_about_a_note_passes_the_floor() {
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    let res = ask(&r, "boiler pressure valve", Scope::owner(None), NOW());
+    assert_eq!(ids(&res).first(), Some(&"boiler"));
+    assert!(res.relevance.best >= res.relevance.floor);
+}
+
+#[test]
+fn the_floor_holds_whatever_the_fusion() {
+    // Min-max stretches the weak match to 1 in the ranking; relevance is still on its absolute scale.
+    for fusion in [Fusion::Weighted, Fusion::Calibrated, Fusion::Rrf { k: 60.0 }] {
+        let (_d, r) = build(&workspace(), RecallSettings { fusion, ..RecallSettings::default() });
+        let res = ask(&r, "what is the capital of mongolia and its population", Scope::owner(None), NOW());
+        assert!(res.hits.is_empty(), "{fusion:?}: {:?}", ids(&res));
+        let res = ask(&r, "boiler pressure valve", Scope::owner(None), NOW());
+        assert_eq!(ids(&res).first(), Some(&"boiler"), "{fusion:?}");
+    }
+}
+
+#[test]
+fn dates_in_the_prompt_find_the_days_they_name() {
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    let res = ask(&r, "what did I do in mid-March?", Scope::owner(None), NOW());
+    let got = ids(&res);
+    assert!(!got.is_empty(), "{:?}", res.relevance);
+    // Every hit of the date lane lies within 11–20 March; nothing else outranks them.
+    let in_range = ["2026-03-12", "2026-03-14", "2026-03-15-public", "2026-03-17", "2026-03-19"];
+    for id in &got[..in_range.len()] {
+        assert!(in_range.contains(id), "{got:?}");
+    }
+    let hit = &res.hits[0];
+    assert_eq!(hit.parts.get(lane::DATE), Some(&1.0));
+    let why = hit.why.date.as_deref().unwrap();
+    assert!(why.contains("in 'mid-March'"), "{why}");
+    assert!(res.query_dates.iter().any(|d| d.contains("2026-03-11..2026-03-20")), "{:?}", res.query_dates);
+
+    let res = ask(&r, "what happened yesterday", Scope::owner(None), NOW());
+    assert_eq!(ids(&res).first(), Some(&"2026-06-29"));
+    let res = ask(&r, "what did I do last week", Scope::owner(None), NOW());
+    let got = ids(&res);
+    for id in ["2026-06-22", "2026-06-24", "2026-06-26", "2026-06-27"] {
+        assert!(got[..4].contains(&id), "{got:?}");
+    }
+}
+
+#[test]
+fn the_date_lane_keeps_to_the_scope() {
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    let res = ask(&r, "what did I do in mid-March?", Scope::public_only(None), NOW());
+    assert_eq!(ids(&res), ["2026-03-15-public"]);
+    let res = ask(&r, "what did I do last week", Scope::public_only(None), NOW());
+    assert!(res.hits.is_empty(), "{:?}", ids(&res));
+}
+
+#[test]
+fn undated_notes_get_no_recency() {
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    let res = ask(&r, "allotment broad beans garlic", Scope::owner(None), NOW());
+    let hit = res.hits.iter().find(|h| h.item_id == "garden").unwrap();
+    assert_eq!(hit.parts.get(lane::RECENCY), Some(&0.0));
+    assert!(!hit.parts.contains_key(lane::DATE));
+    // The recent list holds dated items only.
+    let mut q = RecallQuery::new("allotment", Scope::owner(None), 5, NOW());
+    q.recent_k = 50;
+    let res = r.recall(&q);
+    assert!(
+        res.recent.iter().all(|h| h.created_at != UNDATED),
+        "{:?}",
+        res.recent.iter().map(|h| &h.item_id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn lanes_switched_off_stay_off() {
+    let settings = RecallSettings::default().only_lanes(&[lane::LEXICAL]);
+    let (_d, r) = build(&workspace(), settings);
+    let res = ask(&r, "zzyzx qwertyuiop yesterday", Scope::owner(None), NOW());
+    for l in &res.lanes {
+        if l.name != lane::LEXICAL {
+            assert_eq!(l.status, LaneStatus::Skipped, "{l:?}");
+        }
+    }
+    assert!(res.hits.is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// A query made only of words absent from the index gets no hit, whatever else it holds.
+    #[test]
+    fn absent_words_get_nothing(words in prop::collection::vec("[b-df-hj-np-tv-z]{5,9}", 1..8)) {
+        let (_d, r) = build(&workspace(), RecallSettings::default());
+        let res = ask(&r, &words.join(" "), Scope::owner(None), NOW());
+        prop_assert!(res.hits.is_empty(), "{:?} -> {:?}", words, ids(&res));
+    }
+}
