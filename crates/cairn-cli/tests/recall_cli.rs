@@ -103,6 +103,10 @@ fn recall_text_output_and_missing_store_hint() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Note grib") && text.contains("memory/grib.md:1-3"), "{text}");
     assert!(!text.contains("Note secret"), "{text}");
+    // Nothing relevant: the floor says so, with the best relevance it saw.
+    let out = cairn_in(dir.path()).args(["recall", "parser mongolia ulaanbaatar steppe"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("no hits: nothing relevant enough (best 0."), "{text}");
 }
 
 #[test]

@@ -167,8 +167,16 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
     if !result.query_tags.is_empty() {
         writeln!(out, "query tags: {}", result.query_tags.join(", "))?;
     }
+    for d in &result.query_dates {
+        writeln!(out, "query date: {d}")?;
+    }
     if result.hits.is_empty() {
-        writeln!(out, "no hits")?;
+        let r = &result.relevance;
+        if r.below > 0 {
+            writeln!(out, "no hits: nothing relevant enough (best {:.2} < floor {:.2})", r.best, r.floor)?;
+        } else {
+            writeln!(out, "no hits")?;
+        }
     }
     for (i, hit) in result.hits.iter().enumerate() {
         let parts: Vec<String> = hit.parts.iter().map(|(k, v)| format!("{k}={v:.2}")).collect();
@@ -180,6 +188,9 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
         }
         if !hit.why.tags.is_empty() {
             why.push(format!("tags: {}", hit.why.tags.join(", ")));
+        }
+        if let Some(date) = &hit.why.date {
+            why.push(format!("date: {date}"));
         }
         if !hit.why.ranks.is_empty() {
             let ranks: Vec<String> = hit.why.ranks.iter().map(|(l, r)| format!("{l} #{r}")).collect();
