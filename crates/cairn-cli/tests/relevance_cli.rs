@@ -3,8 +3,8 @@
 //! tools), a prompt about a note gets it; and `cairn eval retrieval --workspace` on the labelled
 //! workspace in `tests/data/relevance` holds its figures, with and without the model.
 //!
-//! The model comes from `CAIRN_TEST_MODEL_DIR` (`.ci/run` sets it), else the default data dir; without
-//! one these tests fail, unless `CAIRN_ALLOW_NO_MODEL=1` (then they print a notice and pass).
+//! The model comes from `cairn_embed::testing::real_model_dir` (`CAIRN_TEST_MODEL_DIR`, else the default
+//! data dir); without one these tests fail, unless `CAIRN_ALLOW_NO_MODEL=1`.
 
 mod common;
 
@@ -18,27 +18,9 @@ use serde_json::{Value, json};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/relevance");
 
-fn model_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("CAIRN_TEST_MODEL_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    let data_home = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
-    let d = cairn_embed::default_model_dir(&data_home.join("cairn"));
-    d.is_dir().then_some(d)
-}
-
-/// The model, or `None` (with a notice) when absence is allowed; panics otherwise.
+/// The real model, or `None` when its absence is allowed (see `cairn_embed::testing::real_model_dir`).
 fn model() -> Option<PathBuf> {
-    match model_dir() {
-        Some(d) => Some(d),
-        None if std::env::var_os("CAIRN_ALLOW_NO_MODEL").is_some() => {
-            eprintln!("notice: no embedding model; relevance tests skipped (CAIRN_ALLOW_NO_MODEL)");
-            None
-        }
-        None => panic!("no embedding model: run `bash scripts/fetch-model.sh` or set CAIRN_TEST_MODEL_DIR"),
-    }
+    cairn_embed::testing::real_model_dir()
 }
 
 /// Words that occur nowhere in the workspace (nor in any English text).

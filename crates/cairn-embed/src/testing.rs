@@ -1,8 +1,9 @@
 //! A tiny, randomly initialised BERT sentence-transformers model written to disk, for fast tests
-//! (of this crate and of crates that store or search vectors). Deterministic for a given seed.
+//! (of this crate and of crates that store or search vectors). Deterministic for a given seed. And
+//! where the tests that need the real default model find it ([`real_model_dir`]).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use candle_core::{Device, Tensor};
 use serde_json::json;
@@ -241,5 +242,30 @@ impl TinyModel {
             }
         }
         candle_core::safetensors::save(&t, dir.join("model.safetensors")).map_err(std::io::Error::other)
+    }
+}
+
+/// The real default model for the tests that need it: `CAIRN_TEST_MODEL_DIR` (`.ci/run` sets it after
+/// `scripts/fetch-model.sh`), else the default data dir's model, which `scripts/demo.sh` installs.
+/// Without one this panics with the way to install it, unless `CAIRN_ALLOW_NO_MODEL=1`: then it says
+/// so on stderr and gives `None`, and the test skips.
+pub fn real_model_dir() -> Option<PathBuf> {
+    let found = std::env::var_os("CAIRN_TEST_MODEL_DIR").map(PathBuf::from).or_else(|| {
+        let data_home = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+        let d = crate::default_model_dir(&data_home.join("cairn"));
+        d.is_dir().then_some(d)
+    });
+    match found {
+        Some(d) => Some(d),
+        None if std::env::var("CAIRN_ALLOW_NO_MODEL").as_deref() == Ok("1") => {
+            eprintln!("notice: no all-MiniLM-L6-v2 model found; skipped (CAIRN_ALLOW_NO_MODEL=1)");
+            None
+        }
+        None => panic!(
+            "no all-MiniLM-L6-v2 model for the tests: run `bash scripts/fetch-model.sh` (or `cairn models install`) \
+             or set CAIRN_TEST_MODEL_DIR to a model directory; CAIRN_ALLOW_NO_MODEL=1 skips these tests"
+        ),
     }
 }

@@ -6,8 +6,6 @@
 //! `scripts/fetch-model.sh`), else from the default data dir that `scripts/demo.sh` installs into.
 //! Without a model these tests fail, unless `CAIRN_ALLOW_NO_MODEL=1` (then they print a notice).
 
-use std::path::PathBuf;
-
 use cairn_embed::{EmbedKind, Embedder, LocalEmbedder};
 use serde::Deserialize;
 
@@ -24,29 +22,9 @@ struct Case {
     embedding: Vec<f32>,
 }
 
-fn model_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("CAIRN_TEST_MODEL_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    let data_home = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
-    let d = cairn_embed::default_model_dir(&data_home.join("cairn"));
-    d.is_dir().then_some(d)
-}
-
 fn real_model() -> Option<LocalEmbedder> {
-    match model_dir() {
-        Some(d) => Some(LocalEmbedder::load(&d).unwrap_or_else(|e| panic!("loading the test model: {e}"))),
-        None if std::env::var("CAIRN_ALLOW_NO_MODEL").as_deref() == Ok("1") => {
-            eprintln!("notice: no all-MiniLM-L6-v2 model found; skipped (CAIRN_ALLOW_NO_MODEL=1)");
-            None
-        }
-        None => panic!(
-            "no all-MiniLM-L6-v2 model for the tests: run `bash scripts/fetch-model.sh` (or `cairn models install`) \
-             or set CAIRN_TEST_MODEL_DIR to a model directory; CAIRN_ALLOW_NO_MODEL=1 skips these tests"
-        ),
-    }
+    let d = cairn_embed::testing::real_model_dir()?;
+    Some(LocalEmbedder::load(&d).unwrap_or_else(|e| panic!("loading the test model: {e}")))
 }
 
 fn reference() -> Reference {

@@ -13,7 +13,7 @@ use cairn_engine::eval::{EvalRun, KindFigures, OFF_TOPIC, evaluate, load_questio
 use cairn_engine::{Engine, EngineConfig, HarvestRequest};
 use cairn_recall::{RecallSettings, lane};
 
-use super::recall::EvalRetrievalArgs;
+use super::recall::{EvalRetrievalArgs, configured_embedder};
 use crate::settings::Settings;
 
 /// One row set: a name and the recall settings it runs with.
@@ -39,15 +39,7 @@ pub(crate) fn eval_workspace(
     anyhow::ensure!(!questions.is_empty(), "`{}` holds no question", args.queries.display());
     anyhow::ensure!(!args.k.is_empty() && args.k.iter().all(|&k| k > 0), "`--k` needs positive cut-offs");
     anyhow::ensure!(workspace.is_dir(), "workspace `{}` is not a directory", workspace.display());
-    let embedder = if args.no_model {
-        None
-    } else {
-        let opened = cairn_embed::open_configured(&settings.embed, &settings.data_dir);
-        if let Some(note) = &opened.note {
-            eprintln!("warning: {note}");
-        }
-        opened.embedder
-    };
+    let embedder = if args.no_model { None } else { configured_embedder(settings) };
     let base = settings.recall.clone();
     let mut runs = vec![Run { name: "default".into(), settings: base.clone() }];
     let wanted: Vec<String> = if args.lanes.is_empty() {

@@ -217,6 +217,16 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
+/// The configured embedder for an evaluation (a warning when it cannot be opened: the runs go on
+/// without the vector lane).
+pub(crate) fn configured_embedder(settings: &Settings) -> Option<std::sync::Arc<dyn cairn_embed::Embedder>> {
+    let opened = cairn_embed::open_configured(&settings.embed, &settings.data_dir);
+    if let Some(note) = &opened.note {
+        eprintln!("warning: {note}");
+    }
+    opened.embedder
+}
+
 /// Lane names from a `+`-joined list, checked.
 fn parse_lanes(spec: &str) -> anyhow::Result<Vec<&'static str>> {
     let mut out = Vec::new();
@@ -245,15 +255,7 @@ pub(crate) fn eval_retrieval(args: EvalRetrievalArgs, settings: &Settings) -> an
         queries.retain(|q| args.conversations.contains(&q.conversation));
     }
     anyhow::ensure!(!args.k.is_empty() && args.k.iter().all(|&k| k > 0), "`--k` needs positive cut-offs");
-    let embedder = if args.no_model {
-        None
-    } else {
-        let opened = cairn_embed::open_configured(&settings.embed, &settings.data_dir);
-        if let Some(note) = &opened.note {
-            eprintln!("warning: {note}");
-        }
-        opened.embedder
-    };
+    let embedder = if args.no_model { None } else { configured_embedder(settings) };
     let mut base = settings.recall.clone();
     match args.fusion.as_deref() {
         None => {}

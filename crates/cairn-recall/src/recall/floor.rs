@@ -12,6 +12,7 @@ use cairn_core::Relevance;
 use tantivy::{DocAddress, Searcher};
 
 use super::fusion::{COVERAGE, Fused, relevance};
+use super::hits::Matched;
 use super::lanes::lexical::{QueryTerm, TermWeights};
 use super::{Recaller, lane, quantize};
 use crate::analyzer::{framing, is_cjk};
@@ -22,19 +23,20 @@ const COVERED_HEAD: usize = 30;
 
 impl Recaller {
     /// Sets the coverage part of the head of `fused` (in rank order), then empties `fused` when its
-    /// best relevance is below the floor; says what it saw. `weights`: each of `terms`' idf, when the
-    /// lexical lane ran.
+    /// best relevance is below the floor; says what it saw, and the query terms it found in the head
+    /// (for the hits' `why`). `weights`: each of `terms`' idf, when the lexical lane ran.
     pub(super) fn apply_floor(
         &self,
         searcher: &Searcher,
         terms: &[QueryTerm],
-        weights: Option<TermWeights>,
+        weights: Option<&TermWeights>,
         fused: &mut Vec<Fused>,
         warnings: &mut Vec<String>,
-    ) -> Relevance {
+    ) -> (Relevance, Matched) {
         let s = &self.settings;
+        let mut matched = Matched::new();
         let weights = weights.filter(|w| w.idf.len() == terms.len());
-        if let Some(w) = &weights {
+        if let Some(w) = weights {
             // Words that frame a question ("current status", "catch me up") weigh nothing here, nor
             // does a CJK bigram found nowhere (most likely one that bridges two words: 北京的故宫 →
             // 京的, 的故): neither says what the query asks about.
@@ -62,26 +64,28 @@ impl Recaller {
                 *clause_total.entry(t.clause).or_default() += i;
             }
             match self.matched_terms(searcher, terms, &addrs) {
-                Ok(sets) if total > 0.0 => {
-                    for ((i, _), set) in head.iter().zip(sets) {
-                        let mut covered: std::collections::BTreeMap<usize, f32> = Default::default();
-                        for &t in &set {
-                            *covered.entry(terms[t].clause).or_default() += idf[t];
+                Ok(sets) => {
+                    for ((i, addr), set) in head.iter().zip(sets) {
+                        if total > 0.0 {
+                            let mut covered: std::collections::BTreeMap<usize, f32> = Default::default();
+                            for &t in &set {
+                                *covered.entry(terms[t].clause).or_default() += idf[t];
+                            }
+                            let best = covered
+                                .iter()
+                                .map(|(c, w)| w / clause_total[c].max(f32::MIN_POSITIVE))
+                                .fold(0.0f32, f32::max);
+                            fused[*i].2.insert(COVERAGE.to_owned(), quantize(best));
                         }
-                        let best = covered
-                            .iter()
-                            .map(|(c, w)| w / clause_total[c].max(f32::MIN_POSITIVE))
-                            .fold(0.0f32, f32::max);
-                        fused[*i].2.insert(COVERAGE.to_owned(), quantize(best));
+                        matched.insert(*addr, set);
                     }
                 }
-                Ok(_) => {}
                 Err(e) => warnings.push(format!("finding matched terms failed: {e}")),
             }
         }
         let floor = s.floor.max(0.0);
         let mut report = Relevance { floor, ..Relevance::default() };
-        if let Some(w) = &weights {
+        if let Some(w) = weights {
             let total: f32 = w.idf.iter().sum();
             let unknown: f32 = w.idf.iter().zip(&w.absent).filter(|(_, a)| **a).map(|(i, _)| i).sum();
             if total > 0.0 {
@@ -99,6 +103,6 @@ impl Recaller {
             report.below = fused.len();
             fused.clear();
         }
-        report
+        (report, matched)
     }
 }

@@ -2,7 +2,7 @@
 //! the [`HitReader`], so the hits read ahead are not read twice) and explained (`why`: the lanes that
 //! found it, its rank in each, the query tags it carries, the query words it contains).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use cairn_core::Hit;
 use tantivy::schema::IndexRecordOption;
@@ -13,6 +13,9 @@ use super::lanes::lexical::QueryTerm;
 use super::lanes::{Candidate, Found};
 use super::read_ahead::HitReader;
 use super::{Recaller, lane};
+
+/// The query terms (indices) found in the title or body of chunks, by address.
+pub(super) type Matched = HashMap<DocAddress, BTreeSet<usize>>;
 use crate::error::{Error, Result};
 
 impl Recaller {
@@ -52,26 +55,34 @@ impl Recaller {
         mut hits: Vec<(DocAddress, Hit)>,
         terms: &[QueryTerm],
         k: usize,
+        known: &Matched,
         warnings: &mut Vec<String>,
     ) -> Vec<Hit> {
         hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then_with(|| a.1.chunk_id.cmp(&b.1.chunk_id)));
         hits.truncate(k);
-        if let Err(e) = self.explain_terms(searcher, terms, &mut hits) {
+        if let Err(e) = self.explain_terms(searcher, terms, &mut hits, known) {
             warnings.push(format!("finding matched terms failed: {e}"));
         }
         hits.into_iter().map(|(_, h)| h).collect()
     }
 
-    /// Sets `why.terms`: the query words whose terms occur in each hit's title or body.
+    /// Sets `why.terms`: the query words whose terms occur in each hit's title or body (read from
+    /// `known` where the relevance floor already found them).
     fn explain_terms(
         &self,
         searcher: &Searcher,
         terms: &[QueryTerm],
         hits: &mut [(DocAddress, Hit)],
+        known: &Matched,
     ) -> Result<()> {
-        let addrs: Vec<DocAddress> = hits.iter().map(|(a, _)| *a).collect();
-        let found = self.matched_terms(searcher, terms, &addrs)?;
-        for ((_, hit), set) in hits.iter_mut().zip(found) {
+        let unknown: Vec<DocAddress> =
+            hits.iter().map(|(a, _)| *a).filter(|a| !known.contains_key(a)).collect();
+        let mut found = self.matched_terms(searcher, terms, &unknown)?.into_iter();
+        for (addr, hit) in hits.iter_mut() {
+            let set = match known.get(addr) {
+                Some(set) => set.clone(),
+                None => found.next().unwrap_or_default(),
+            };
             let mut words: Vec<String> = Vec::new();
             for ti in set {
                 let w = &terms[ti].surface;

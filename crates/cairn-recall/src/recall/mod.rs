@@ -466,11 +466,12 @@ impl Recaller {
         let mut fused =
             self.fuse(&found, &sims, lexical_full, (query_tags.len(), terms.len()), vector_weight);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
-        let relevance =
-            self.apply_floor(&searcher, &terms, found.term_idf.clone(), &mut fused, &mut found.warnings);
+        let Found { term_idf, warnings, .. } = &mut found;
+        let (relevance, matched) =
+            self.apply_floor(&searcher, &terms, term_idf.as_ref(), &mut fused, warnings);
         let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
         let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);
-        let hits = self.best_explained(&searcher, hits, &terms, q.k, &mut found.warnings);
+        let hits = self.best_explained(&searcher, hits, &terms, q.k, &matched, &mut found.warnings);
         // Reports in the one documented order, whatever order the steps ran in.
         found.lanes.sort_by_key(|l| ALL_LANES.iter().position(|n| *n == l.name));
         RecallResult {
