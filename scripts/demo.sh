@@ -35,4 +35,8 @@ step context "what is the status of apollo, and should storm alerts bypass quiet
 step intent-test "draft a tweet thread announcing the apollo beta" --session-key agent:main:main
 "$cairn" "${args[@]}" intent-test "draft a tweet thread announcing the apollo beta" --session-key agent:main:main
 
+# Every part checked: all ok but the daemon, which the demo does not start (a warning, exit code 0).
+step doctor
+"$cairn" "${args[@]}" doctor || true
+
 printf '\nDemo store: %s\n' "$demo/data/cairn.sqlite"

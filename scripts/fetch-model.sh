@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/cairn-target}"
 data="${1:-${CAIRN_MODEL_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/cairn}}"
+# The models folder of that data dir, named explicitly (by default `cairn models install` uses the
+# user's models folder, which is this one for the default data dir).
+export CAIRN_EMBED__MODELS_DIR="$data/models"
 cairn() {
   if [ -n "${WITH_CAIRN:-}" ]; then "$WITH_CAIRN" "$@"; else cargo run --quiet --locked -p cairn-cli -- "$@"; fi
 }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// `println!` that returns the write error (a closed pipe ends the command quietly) instead of panicking.
 macro_rules! outln {
@@ -21,7 +21,7 @@ mod settings;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use commands::{context, graph, ingest, models, recall, route, serve};
+use commands::{completions, context, doctor, forget, graph, ingest, models, recall, route, serve};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -72,8 +72,15 @@ enum Command {
     Link(graph::LinkArgs),
     /// Run the HTTP daemon: turn, capture, bootstrap, search, ingest, intent, context, metrics.
     Serve(serve::ServeArgs),
-    /// Run an MCP server over stdio with the tools search, ingest, context and intent.
-    Mcp,
+    /// Run an MCP server over stdio (search, get, context, ingest, forget, intent, status), as the owner
+    /// unless narrowed.
+    Mcp(serve::McpArgs),
+    /// Forget captured turns and ingested notes: by id, session or date, from the store and every index.
+    Forget(forget::ForgetArgs),
+    /// Check every part: store, index, model, vectors, routing, sessions, permissions, daemon, OpenClaw.
+    Doctor(doctor::DoctorArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(completions::CompletionsArgs),
     /// Evaluate retrieval or intent detection against labelled cases.
     Eval {
         #[command(subcommand)]
@@ -106,6 +113,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Completions need no settings: a broken `cairn.toml` must not stop them.
+    if let Command::Completions(args) = &cli.command {
+        return completions::completions(args, Cli::command());
+    }
     let settings = Settings::resolve(&cli.global)?;
     match cli.command {
         Command::Init(args) => ingest::init(args),
@@ -123,7 +134,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Graph { command } => graph::graph(command, &settings),
         Command::Link(args) => graph::link(args, &settings),
         Command::Serve(args) => serve::serve(args, &settings),
-        Command::Mcp => serve::mcp(&settings),
+        Command::Mcp(args) => serve::mcp(args, &settings),
+        Command::Forget(args) => forget::forget(args, &settings),
+        Command::Doctor(args) => doctor::doctor(args, &settings),
+        Command::Completions(_) => unreachable!("answered before the settings are resolved"),
         Command::Eval { command } => match command {
             EvalCommand::Retrieval(args) => recall::eval_retrieval(*args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 /// Flags shared by every command.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct GlobalArgs {
-    /// Config file (default: `./cairn.toml` if present, else `$CAIRN_CONFIG`)
+    /// Config file (default: `$CAIRN_CONFIG`, else `./cairn.toml`, else `$XDG_CONFIG_HOME/cairn/cairn.toml`
+    /// (`~/.config/cairn/cairn.toml`), the first that exists)
     #[arg(long, global = true, env = "CAIRN_CONFIG")]
     pub config: Option<PathBuf>,
     /// Where Cairn keeps its store and indexes
@@ -40,11 +41,14 @@ pub(crate) struct RouteSettings {
 pub(crate) struct WatchSettings {
     /// Quiet time after the last event before re-indexing, in milliseconds.
     pub debounce_ms: u64,
+    /// Whether `cairn serve` harvests and watches the workspace itself, when the workspace exists
+    /// (`--watch` / `--no-watch` override it): one process for an OpenClaw user.
+    pub serve: bool,
 }
 
 impl Default for WatchSettings {
     fn default() -> Self {
-        Self { debounce_ms: 300 }
+        Self { debounce_ms: 300, serve: true }
     }
 }
 
@@ -85,6 +89,18 @@ pub(crate) struct Settings {
     /// The daemon.
     #[serde(default)]
     pub serve: cairn_serve::ServeSettings,
+    /// The config file these settings were read from (none: defaults and environment only).
+    #[serde(skip)]
+    pub config_file: Option<PathBuf>,
+}
+
+/// The user's config file: `$XDG_CONFIG_HOME/cairn/cairn.toml`, else `~/.config/cairn/cairn.toml`.
+pub(crate) fn user_config_file() -> Option<PathBuf> {
+    let config_home =
+        std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
+            std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".config"))
+        })?;
+    Some(config_home.join("cairn").join("cairn.toml"))
 }
 
 impl Default for Settings {
@@ -105,6 +121,7 @@ impl Default for Settings {
             embed: settings::EmbedSettings::default(),
             vector: settings::VectorSettings::default(),
             serve: cairn_serve::ServeSettings::default(),
+            config_file: None,
         }
     }
 }
@@ -154,7 +171,10 @@ impl Settings {
         let mut figment = Figment::from(Serialized::defaults(Settings::default()));
         let config_path = args.config.clone().or_else(|| {
             let local = PathBuf::from("cairn.toml");
-            local.exists().then_some(local)
+            if local.exists() {
+                return Some(local);
+            }
+            user_config_file().filter(|p| p.exists())
         });
         let mut base: Option<PathBuf> = None;
         if let Some(path) = &config_path {
@@ -194,6 +214,7 @@ impl Settings {
         if let Some(r) = &args.route_config {
             settings.route.config_dir = r.clone();
         }
+        settings.config_file = config_path;
         Ok(settings)
     }
 }

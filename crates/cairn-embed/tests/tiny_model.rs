@@ -248,7 +248,9 @@ fn bad_json_and_bad_tokenizer_name_the_file() {
 #[test]
 fn open_configured_falls_back_to_lexical_with_one_clear_note() {
     let tmp = tempfile::tempdir().unwrap();
-    let settings = EmbedSettings::default();
+    // The models folder named, so that the user's installed models play no part.
+    let models = tmp.path().join("models");
+    let settings = EmbedSettings { models_dir: Some(models.clone()), ..Default::default() };
     let opened = cairn_embed::open_configured(&settings, tmp.path());
     assert!(opened.embedder.is_none());
     assert_eq!(opened.note.as_deref(), Some(cairn_embed::NO_MODEL_NOTE));
@@ -258,13 +260,16 @@ fn open_configured_falls_back_to_lexical_with_one_clear_note() {
     assert!(opened.embedder.is_none() && opened.note.is_none());
 
     // Installed under the default name: opened.
-    let dir = cairn_embed::default_model_dir(tmp.path());
+    let dir = cairn_embed::default_model_dir(&models);
     TinyModel::default().write(&dir).unwrap();
     let opened = cairn_embed::open_configured(&settings, tmp.path());
     let e = opened.embedder.expect("installed model opens");
     assert_eq!(e.dim(), 32);
     assert!(opened.note.is_none());
-    let listed = cairn_embed::installed_models(tmp.path());
+    // Without `models_dir`, the data dir's own `models` folder is used when it has one.
+    let own = EmbedSettings::default();
+    assert_eq!(own.local_model_dir(tmp.path()), dir);
+    let listed = cairn_embed::installed_models(&models);
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].name, "all-minilm-l6-v2");
     assert_eq!(listed[0].id, e.model_id());

@@ -69,15 +69,16 @@ impl Engine {
         Ok(HarvestOutcome { report, sync, embedded })
     }
 
-    /// Captures one finished turn and makes it recallable at once (index and vectors): the one-shot
-    /// `cairn capture`. A daemon captures through [`Engine::capture_batch`] and embeds in the
-    /// background.
+    /// Captures one finished turn and makes it recallable at once by its words (the full-text index):
+    /// the one-shot `cairn capture`. It never loads a model nor waits for chunks without vectors: the
+    /// turn's vector comes from whoever follows the store next (a daemon's
+    /// [`Engine::refresh_derived`], the next harvest or reindex). A daemon captures through
+    /// [`Engine::capture_batch`].
     pub fn capture(&self, turn: &TurnInput) -> Result<CaptureOutcome> {
         let mut writer = self.writer()?;
         let outcome = cairn_ingest::capture(&mut *writer, &self.cfg.capture, turn, now_ms())?;
         if matches!(outcome, CaptureOutcome::Stored { .. }) {
             self.sync_locked(&writer)?;
-            self.embed_locked(&mut writer, &NoProgress)?;
         }
         Ok(outcome)
     }
@@ -168,7 +169,7 @@ impl Engine {
         self.sync_locked(&writer)
     }
 
-    fn sync_locked(&self, writer: &SqliteStore) -> Result<SyncReport> {
+    pub(crate) fn sync_locked(&self, writer: &SqliteStore) -> Result<SyncReport> {
         let index = self.index()?;
         let report = self.sync_index_with(writer, index)?;
         self.reload_recaller()?;
@@ -197,10 +198,13 @@ impl Engine {
         Ok(Some(report))
     }
 
-    /// Catches the derived parts up with the store after captures and ingests: embeds chunks that
-    /// lack a vector (when a model is configured) into the live vector index, and syncs and reloads
-    /// the graph (when it is loaded). Cheap when nothing changed. Failures leave the previous vectors
-    /// and graph in use and are reported; the next call retries.
+    /// Catches the daemon's derived parts up with the store, whatever process wrote it (its own
+    /// captures and ingests, a separate `cairn harvest`, a watcher): the full-text index is synced
+    /// (or, when another process holds its writer, re-read once that process committed) and the
+    /// recall side reloaded, so edits, deletions and audience changes are served at once; then chunks
+    /// that lack a vector are embedded, a slice of [`EMBED_SLICE`] per call, into the live vector index,
+    /// and the graph is synced and reloaded (when it is loaded). Cheap when nothing changed. Failures
+    /// leave the previous parts in use and are reported; the next call retries.
     pub fn refresh_derived(&self) -> DerivedReport {
         let mut report = DerivedReport::default();
         let mut store = match self.deriver() {
@@ -221,24 +225,33 @@ impl Engine {
             return report;
         }
         report.changed = true;
-        let mut ok = true;
+        // Whether every part caught up with `seq` (else the next call goes on).
+        let mut done = true;
+        match self.follow_index(&store, seq) {
+            Ok(caught_up) => done &= caught_up,
+            Err(e) => {
+                report.errors.push(format!("index: {e}"));
+                done = false;
+            }
+        }
         if let Some(lane) = self.loaded_vectors() {
-            match crate::embed_pending(&mut *store, &*lane.embedder, 32, &NoProgress) {
+            match crate::embed_some(&mut *store, &*lane.embedder, 32, EMBED_SLICE, &NoProgress) {
                 Ok(r) => {
                     report.embedded = r.embedded;
+                    done &= r.pending == 0 || r.embedded == 0;
                     if let Some(e) = r.error {
                         report.errors.push(format!("embedding: {e}"));
-                        ok = false;
+                        done = false;
                     }
                 }
                 Err(e) => {
                     report.errors.push(format!("embedding: {e}"));
-                    ok = false;
+                    done = false;
                 }
             }
             if let Err(e) = crate::sync_vectors(&*store, &lane.index) {
                 report.errors.push(format!("vector index: {e}"));
-                ok = false;
+                done = false;
             }
         }
         match self.refresh_graph(&mut store) {
@@ -246,12 +259,37 @@ impl Engine {
             Err(e) => {
                 // Keep serving the last good graph; report the failure.
                 report.errors.push(format!("graph: {e}"));
-                ok = false;
+                done = false;
             }
         }
-        if ok {
+        if done {
             self.derived_seq.store(seq, Ordering::Release);
         }
         report
     }
+
+    /// Brings the full-text index to `seq` through `store` and reloads the recall side; whether the
+    /// index now follows `seq`. An index whose writer another process holds is left to it and re-read
+    /// on a later call. Nothing to do before the recall side was first opened (it opens synced).
+    fn follow_index(&self, store: &SqliteStore, seq: u64) -> Result<bool> {
+        if !self.recaller_opened() {
+            return Ok(true);
+        }
+        let index = self.index()?;
+        if index.synced_seq()? != Some(seq) {
+            match crate::sync_index(store, index) {
+                // Another writer (a harvest in this process or another) is syncing it: re-read later.
+                Err(Error::Index(e)) if e.kind() == cairn_recall::ErrorKind::Unavailable => {}
+                other => {
+                    other?;
+                }
+            }
+        }
+        self.reload_recaller()?;
+        Ok(index.synced_seq()? == Some(seq))
+    }
 }
+
+/// Chunks a daemon embeds per [`Engine::refresh_derived`] call, at most (about a second of work on
+/// two cores with the default model): a backlog never holds back the following of the store.
+pub(crate) const EMBED_SLICE: u64 = 256;

@@ -11,6 +11,8 @@
 //!   [`Engine::scope_for`].
 //! - Writes: [`Engine::harvest`], [`Engine::capture_batch`], [`Engine::ingest`], [`Engine::reindex`];
 //!   each brings the derived parts (full-text index, vectors, graph) up to the store.
+//! - Health: [`Engine::doctor`] checks every part (store, index, model, vectors, routing, sessions,
+//!   permissions) without changing any, one [`Check`] each.
 //! - Stage-level functions for benchmarks and tests: [`sync_index`], [`rebuild_index`],
 //!   [`recall_for`] / [`assemble_for`] / [`context`], [`embed_pending`], [`load_vectors`].
 //!
@@ -44,7 +46,9 @@ mod bootstrap;
 mod config;
 mod context;
 mod derive;
+mod doctor;
 pub mod eval;
+mod forget;
 mod graph;
 mod index;
 mod links;
@@ -67,13 +71,15 @@ pub use config::{
 };
 pub use context::{ContextRequest, Recalled, assemble_for, candidates_for, context, recall_for};
 pub use derive::{DerivedReport, HarvestOutcome};
+pub use doctor::{Check, CheckStatus};
+pub use forget::{Forget, Forgotten};
 pub use graph::{GraphExpansion, GraphExpansionOptions, graph_context, graph_index, open_graph};
 pub use index::{SyncReport, rebuild_index, sync_index};
 pub use links::{LinkRequest, Linked};
 pub use open::Engine;
 pub use session::{SessionEntry, SessionStates};
 pub use source::Source;
-pub use vectors::{EmbedReport, embed_pending, embed_text, load_vectors, sync_vectors};
+pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors};
 
 /// The settings sections an [`EngineConfig`] is built from, in one place for adapters.
 pub mod settings {

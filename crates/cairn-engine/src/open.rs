@@ -299,6 +299,11 @@ impl Engine {
         slot.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Whether the recall side was opened (it opens synced to the store).
+    pub(crate) fn recaller_opened(&self) -> bool {
+        self.recaller.get().is_some()
+    }
+
     fn open_recaller(&self) -> Opened<Arc<Recaller>> {
         let flat = |e: Error| format!("{e}");
         self.store_exists().map_err(flat)?;

@@ -3,7 +3,9 @@
 
 use cairn_core::{Audience, Scope};
 use cairn_route::SessionInfo;
+use cairn_store::Store;
 
+use crate::Result;
 use crate::api::Caller;
 use crate::open::Engine;
 
@@ -18,6 +20,36 @@ impl Engine {
             Caller::Public => false,
         };
         Scope { project, allow_private }
+    }
+
+    /// The scope of a request that names `session_key` (or none) on a surface that serves `surface`:
+    /// the one session → scope policy of every surface (HTTP, MCP, CLI). A request's session key
+    /// only ever narrows what the surface's caller sees, never widens it: a public surface stays
+    /// public whatever key a request names, and an owner's surface asked for a group session's key
+    /// answers with that group's view.
+    pub fn scope_within(
+        &self,
+        surface: Caller<'_>,
+        session_key: Option<&str>,
+        project: Option<String>,
+    ) -> Scope {
+        let mut scope = self.scope_for(surface, project);
+        if let Some(key) = session_key.filter(|k| !k.trim().is_empty()) {
+            scope.allow_private &= self.scope_for(Caller::Session(key), None).allow_private;
+        }
+        scope
+    }
+
+    /// The item `id` with its chunks when `scope` may see it; `None` when there is no such item or
+    /// `scope` may not see it (the two are not told apart).
+    pub fn get(&self, id: &str, scope: &Scope) -> Result<Option<(cairn_core::Item, Vec<cairn_core::Chunk>)>> {
+        let store = self.reader()?;
+        let Some(item) = store.get_item(id)? else { return Ok(None) };
+        if !scope.contains(&item.project, item.audience) {
+            return Ok(None);
+        }
+        let chunks = store.chunks(id)?;
+        Ok(Some((item, chunks)))
     }
 
     /// The audience a note written by `caller` gets when it names none: public from a shared

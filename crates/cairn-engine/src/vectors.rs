@@ -41,13 +41,25 @@ pub fn embed_pending(
     batch: usize,
     progress: &dyn Progress,
 ) -> Result<EmbedReport> {
+    embed_some(store, embedder, batch, u64::MAX, progress)
+}
+
+/// [`embed_pending`], stopping after about `most` chunks (whole batches): a daemon embeds a backlog a
+/// slice at a time, so that following the store never waits for the whole backlog.
+pub fn embed_some(
+    store: &mut dyn Store,
+    embedder: &dyn Embedder,
+    batch: usize,
+    most: u64,
+    progress: &dyn Progress,
+) -> Result<EmbedReport> {
     let model = embedder.model_id().to_owned();
     let dim = embedder.dim();
     let batch = batch.max(1);
     let mut report = EmbedReport { model_id: model.clone(), ..Default::default() };
     let total = store.vector_status(&model, dim)?.pending;
-    progress.start(total);
-    let mut budget = total;
+    let mut budget = total.min(most);
+    progress.start(budget);
     while budget > 0 {
         let chunks = store.pending_vectors(&model, dim, batch)?;
         if chunks.is_empty() {

@@ -32,6 +32,9 @@ pub struct CaptureSettings {
     pub default_audience: Audience,
     /// Longest text kept per message, in bytes (longer messages are cut at a char boundary).
     pub max_message_bytes: usize,
+    /// Captured turns older than this many days are forgotten (by the daemon, hourly, and by
+    /// `cairn forget --expired`); 0 keeps them forever.
+    pub retention_days: u32,
 }
 
 impl Default for CaptureSettings {
@@ -41,6 +44,7 @@ impl Default for CaptureSettings {
             default_project: cairn_core::DEFAULT_PROJECT.into(),
             default_audience: Audience::Private,
             max_message_bytes: 256 * 1024,
+            retention_days: 0,
         }
     }
 }

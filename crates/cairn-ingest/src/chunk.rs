@@ -42,6 +42,11 @@ fn whole(lines: &[&str], first_line: u32) -> Section {
     }
 }
 
+/// Longest heading title kept in a chunk's heading path, in bytes (cut at a char boundary). Every
+/// section below a heading repeats its title in its path: uncapped, one huge heading over many small
+/// sections cost time and memory quadratic in the file (a 1 MB note took over 2 GB).
+pub const MAX_HEADING_TITLE_BYTES: usize = 128;
+
 fn heading_level(line: &str, in_fence: bool) -> Option<(usize, &str)> {
     if in_fence {
         return None;
@@ -69,7 +74,7 @@ fn split_sections(lines: &[&str], first_line: u32) -> Vec<Section> {
         if let Some((level, title)) = heading_level(line, in_fence) {
             push_section(&mut out, lines, start, i, &heading, first_line);
             path.retain(|(l, _)| *l < level);
-            path.push((level, title.to_owned()));
+            path.push((level, cairn_core::prefix(title, MAX_HEADING_TITLE_BYTES).to_owned()));
             heading = path.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join(" > ");
             start = i;
         }
@@ -171,6 +176,21 @@ mod tests {
         for w in c.windows(2) {
             assert!(w[0].line_end < w[1].line_start);
         }
+    }
+
+    #[test]
+    fn a_huge_heading_over_many_sections_stays_linear() {
+        // Found while writing the `frontmatter` fuzz target (fuzz/): a 100 KB heading over 2,000 small
+        // sections made 2,000 copies of it (a 1 MB note took over 2 GB before titles were capped).
+        let body = format!("# {}\n{}", "x".repeat(100_000), "## a\n".repeat(2_000));
+        let c = chunk_markdown(&body, 1, 2400);
+        assert!(!c.is_empty());
+        let longest = c.iter().map(|s| s.heading.len()).max().unwrap();
+        assert!(longest <= 6 * (MAX_HEADING_TITLE_BYTES + 3), "a heading path of {longest} bytes");
+        assert!(c[0].heading.starts_with("xxx"));
+        // A title is cut at a char boundary.
+        let c = chunk_markdown(&format!("# {}\n{}", "é".repeat(200), "body ".repeat(100)), 1, 200);
+        assert_eq!(c[0].heading, "é".repeat(MAX_HEADING_TITLE_BYTES / 2));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //!   index, so the next turn can recall them.
 #![warn(missing_docs)]
 
+pub mod doctor;
 pub mod error;
 mod guard;
 pub mod json;
@@ -82,7 +83,7 @@ impl Default for ServeSettings {
             capture_batch: 256,
             flush_ms: 200,
             max_prompt_bytes: cairn_engine::DEFAULT_MAX_PROMPT_BYTES,
-            derive_ms: 1_000,
+            derive_ms: 250,
         }
     }
 }
@@ -226,6 +227,24 @@ impl Daemon {
                 }
             })
         };
+        // Captured turns past `capture.retention_days`: forgotten at start, then every hour.
+        let pruner = {
+            let engine = self.state.engine.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(3600));
+                loop {
+                    tick.tick().await;
+                    let e = engine.clone();
+                    match tokio::task::spawn_blocking(move || e.prune_expired()).await {
+                        Ok(Ok(f)) if !f.items.is_empty() => {
+                            tracing::info!("retention: forgot {} captured turns", f.items.len())
+                        }
+                        Ok(Err(err)) => tracing::warn!("retention: {err} (retried in an hour)"),
+                        _ => {}
+                    }
+                }
+            })
+        };
         let reloader = {
             let engine = self.state.engine.clone();
             // Installed before the daemon says it listens, like the shutdown handlers.
@@ -262,6 +281,7 @@ impl Daemon {
         };
         flusher.abort();
         deriver.abort();
+        pruner.abort();
         reloader.abort();
         // Finish every queued capture, then save session state.
         let worker = self.worker;

@@ -1,36 +1,123 @@
 //! `cairn mcp`: an MCP server over stdio (the official Rust SDK, `rmcp`) with the tools `search`,
-//! `ingest`, `context` and `intent`, answered by the same [`Engine`] as the HTTP daemon.
+//! `get`, `context`, `ingest`, `forget`, `intent` and `status`, answered by the same [`Engine`] as the
+//! HTTP daemon. It runs as the local owner by default (the user's own client starts it over stdio);
+//! `--session-key` or `--audience public` narrow it, and a tool's `session_key` only ever narrows
+//! further ([`Engine::scope_within`]).
 
 use std::sync::Arc;
 
-use cairn_core::Scope;
-use cairn_engine::{Caller, ContextQuery, Engine, Format, IngestNote};
+use cairn_core::{Audience, Scope};
+use cairn_engine::{Caller, ContextQuery, Engine, Forget, Forgotten, Format, IngestNote};
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
+use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+/// Whom the server answers as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Identity {
+    /// The local owner: private memory is visible, and memory may be forgotten.
+    Owner,
+    /// A host session: its key's classification decides the audience.
+    Session(String),
+    /// Public memory only.
+    Public,
+}
+
+impl Identity {
+    fn caller(&self) -> Caller<'_> {
+        match self {
+            Identity::Owner => Caller::Owner,
+            Identity::Session(k) => Caller::Session(k),
+            Identity::Public => Caller::Public,
+        }
+    }
+
+    /// What this identity sees, for the tool descriptions and instructions.
+    fn describe(&self) -> String {
+        match self {
+            Identity::Owner => "the owner (private and public memory)".into(),
+            Identity::Session(k) => format!("session `{k}`"),
+            Identity::Public => "public memory only".into(),
+        }
+    }
+}
+
+/// The format of a context block.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockFormat {
+    /// Markdown (default).
+    Markdown,
+    /// XML tags.
+    Xml,
+    /// The whole assembly as JSON, receipt included.
+    Json,
+}
+
+/// Who may see a note.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NoteAudience {
+    /// Every session, shared ones included.
+    Public,
+    /// The owner's sessions only.
+    Private,
+}
+
+impl From<NoteAudience> for Audience {
+    fn from(a: NoteAudience) -> Audience {
+        match a {
+            NoteAudience::Public => Audience::Public,
+            NoteAudience::Private => Audience::Private,
+        }
+    }
+}
 
 /// `search` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchArgs {
     /// What to look for.
     pub query: String,
-    /// Number of hits (1–100, default 10).
+    /// Number of hits (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
     pub k: Option<usize>,
     /// Only this project.
     #[serde(default)]
     pub project: Option<String>,
-    /// The caller's session key: its audience decides whether private memory is visible (public only
-    /// without one).
+    /// Answer as this session would see it (narrows, never widens, what the server sees).
     #[serde(default)]
     pub session_key: Option<String>,
 }
 
-/// `ingest` arguments: the note itself.
-pub type IngestArgs = IngestNote;
+/// `get` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetArgs {
+    /// The item id, as `search` gives it (`id`).
+    pub id: String,
+}
+
+/// `ingest` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IngestArgs {
+    /// The note's text.
+    pub text: String,
+    /// Title (default: the first line).
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Project (default: the configured one).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Who may see it (default: the configured audience, public from a shared session).
+    #[serde(default)]
+    pub audience: Option<NoteAudience>,
+}
 
 /// `context` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -39,16 +126,34 @@ pub struct ContextArgs {
     pub query: String,
     /// Token budget of the block (default: the configured one).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub budget: Option<usize>,
-    /// `markdown` (default), `xml` or `json`.
+    /// Block format (default markdown).
     #[serde(default)]
-    pub format: Option<String>,
+    pub format: Option<BlockFormat>,
     /// Only this project.
     #[serde(default)]
     pub project: Option<String>,
-    /// The caller's session key (public only without one).
+    /// Answer as this session would see it (narrows, never widens, what the server sees).
     #[serde(default)]
     pub session_key: Option<String>,
+}
+
+/// `forget` arguments: any combination; what they name together is forgotten.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ForgetArgs {
+    /// Item ids (`turn:…`, `note:…`).
+    #[serde(default)]
+    pub ids: Vec<String>,
+    /// Every captured turn of this session key.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Every captured turn and ingested note written before this date (`2026-06-01`, RFC 3339).
+    #[serde(default)]
+    pub before: Option<String>,
+    /// Only say what would be forgotten.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// `intent` arguments.
@@ -56,21 +161,119 @@ pub struct ContextArgs {
 pub struct IntentArgs {
     /// The prompt to route.
     pub prompt: String,
-    /// The session key (default `agent:main:main`, the owner's main session).
+    /// The session key (default: the server's session, else `agent:main:main`).
     #[serde(default)]
     pub session_key: Option<String>,
+}
+
+/// A search hit.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HitOut {
+    /// Item id (for `get` and `forget`).
+    pub id: String,
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Title.
+    pub title: String,
+    /// Fused score.
+    pub score: f32,
+    /// The chunk's first 300 characters.
+    pub snippet: String,
+    /// Why it matched: lane scores and matched terms.
+    pub why: serde_json::Value,
+    /// Where it came from (file and lines, or session and turn).
+    pub provenance: serde_json::Value,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Project.
+    pub project: String,
+    /// Kind (`note`, `turn`, `fact`, …).
+    pub kind: String,
+}
+
+/// `search` output.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchOut {
+    /// Ranked hits, best first.
+    pub hits: Vec<HitOut>,
+}
+
+/// `get` output: the whole item.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ItemOut {
+    /// Item id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The whole text.
+    pub text: String,
+    /// Kind.
+    pub kind: String,
+    /// Project.
+    pub project: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// `public` or `private`.
+    pub audience: String,
+    /// Where it came from.
+    pub provenance: serde_json::Value,
+    /// When it was written (ms since the epoch; 0 when unknown).
+    pub created_at: i64,
+    /// Its chunks' ids.
+    pub chunks: Vec<String>,
+}
+
+/// `ingest` output.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct IngestOut {
+    /// The note's id (the same text gives the same id).
+    pub id: String,
+}
+
+/// `forget` output.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ForgetOut {
+    /// Items removed from the store and every index (or that would be, in a dry run).
+    pub items: Vec<String>,
+    /// Ids named and not removed, each with why.
+    pub refused: Vec<String>,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+}
+
+/// `status` output.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatusOut {
+    /// Cairn's version.
+    pub version: String,
+    /// Whom the server answers as.
+    pub identity: String,
+    /// Recall lanes in use.
+    pub lanes: Vec<String>,
+    /// Items in the store (the owner only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<u64>,
+    /// Captured turns (the owner only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turns: Option<u64>,
+    /// Items per project (the owner only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projects: Option<std::collections::BTreeMap<String, u64>>,
+    /// What is degraded (no model, no routing config, …).
+    pub problems: Vec<String>,
 }
 
 /// The MCP server.
 #[derive(Clone)]
 pub struct CairnMcp {
     engine: Arc<Engine>,
+    identity: Identity,
     tool_router: ToolRouter<Self>,
 }
 
 impl std::fmt::Debug for CairnMcp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CairnMcp")
+        f.debug_struct("CairnMcp").field("identity", &self.identity).finish()
     }
 }
 
@@ -82,77 +285,157 @@ fn failure(s: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(s.into())])
 }
 
-fn scope(engine: &Engine, session_key: Option<&str>, project: Option<String>) -> Scope {
-    engine.scope_for(Caller::from_session_key(session_key, Caller::Public), project)
-}
-
 async fn run<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
     tokio::task::spawn_blocking(f).await.map_err(|e| format!("internal error: {e}"))
 }
 
+fn hit_out(h: &cairn_core::Hit) -> HitOut {
+    let mut snippet: String = h.text.chars().take(300).collect();
+    if h.text.chars().count() > 300 {
+        snippet.push('…');
+    }
+    HitOut {
+        id: h.item_id.clone(),
+        chunk_id: h.chunk_id.clone(),
+        title: h.title.clone(),
+        score: h.score,
+        snippet,
+        why: serde_json::to_value(&h.why).unwrap_or_default(),
+        provenance: serde_json::to_value(&h.provenance).unwrap_or_default(),
+        tags: h.tags.clone(),
+        project: h.project.clone(),
+        kind: h.kind.to_string(),
+    }
+}
+
 #[tool_router(router = tool_router)]
 impl CairnMcp {
-    /// A server over `engine`.
-    pub fn new(engine: Arc<Engine>) -> Self {
-        Self { engine, tool_router: Self::tool_router() }
+    /// A server over `engine` answering as `identity`.
+    pub fn new(engine: Arc<Engine>, identity: Identity) -> Self {
+        Self { engine, identity, tool_router: Self::tool_router() }
+    }
+
+    fn scope(&self, session_key: Option<&str>, project: Option<String>) -> Scope {
+        self.engine.scope_within(self.identity.caller(), session_key, project)
     }
 
     /// Ranked memory hits for a query, with why each matched and where it came from.
     #[tool(
         name = "search",
-        description = "Search Cairn's memory: ranked hits with title, score, snippet, why and provenance (JSON)."
+        description = "Search Cairn's memory: ranked hits with id, title, score, snippet, why and provenance. Sees what the server's identity sees (`status` says which); `session_key` narrows it.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> CallToolResult {
+    async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> Result<Json<SearchOut>, String> {
         if a.query.trim().is_empty() {
-            return failure("`query` must not be empty");
+            return Err("`query` must not be empty".into());
+        }
+        let k = a.k.unwrap_or(10);
+        if !(1..=100).contains(&k) {
+            return Err(format!("`k` must be within 1..=100, got {k}"));
         }
         let engine = self.engine.clone();
-        let scope = scope(&engine, a.session_key.as_deref(), a.project);
-        let k = a.k.unwrap_or(10).clamp(1, 100);
-        match run(move || engine.search(&a.query, scope, k)).await {
-            Ok(hits) => {
-                let hits: Vec<_> = hits.iter().map(crate::routes::hit_json).collect();
-                text(serde_json::json!({ "hits": hits }).to_string())
-            }
-            Err(e) => failure(e),
-        }
+        let scope = self.scope(a.session_key.as_deref(), a.project);
+        let hits = run(move || engine.search(&a.query, scope, k)).await?;
+        Ok(Json(SearchOut { hits: hits.iter().map(hit_out).collect() }))
+    }
+
+    /// One whole item by id.
+    #[tool(
+        name = "get",
+        description = "One memory item whole (text, tags, provenance, chunks) by the id `search` gives.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn get(&self, Parameters(a): Parameters<GetArgs>) -> Result<Json<ItemOut>, String> {
+        let engine = self.engine.clone();
+        let scope = self.scope(None, None);
+        let id = a.id.clone();
+        let found = run(move || engine.get(&id, &scope)).await?.map_err(|e| e.to_string())?;
+        let Some((item, chunks)) = found else { return Err(format!("no item `{}`", a.id)) };
+        Ok(Json(ItemOut {
+            id: item.id,
+            title: item.title,
+            text: item.text,
+            kind: item.kind.to_string(),
+            project: item.project,
+            tags: item.tags,
+            audience: item.audience.to_string(),
+            provenance: serde_json::to_value(&item.provenance).unwrap_or_default(),
+            created_at: item.created_at,
+            chunks: chunks.into_iter().map(|c| c.id).collect(),
+        }))
     }
 
     /// Stores a note in memory; it is recallable at once.
     #[tool(
         name = "ingest",
-        description = "Store a note in Cairn's memory; returns its id. Recallable at once."
+        description = "Store a note in Cairn's memory; returns its id (the same text gives the same id). Searchable at once by the server's identity.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
-    async fn ingest(&self, Parameters(a): Parameters<IngestArgs>) -> CallToolResult {
+    async fn ingest(&self, Parameters(a): Parameters<IngestArgs>) -> Result<Json<IngestOut>, String> {
         let engine = self.engine.clone();
-        let note = IngestNote { source: Some("mcp".into()), ..a };
-        match run(move || engine.ingest(&note)).await {
-            Ok(Ok(id)) => text(serde_json::json!({ "id": id }).to_string()),
-            Ok(Err(e)) => failure(e.to_string()),
-            Err(e) => failure(e),
-        }
+        let audience = a.audience.map(Audience::from).or_else(|| engine.audience_for(self.identity.caller()));
+        let note = IngestNote {
+            text: a.text,
+            title: a.title,
+            tags: a.tags,
+            project: a.project,
+            audience,
+            source: Some("mcp".into()),
+        };
+        let id = run(move || engine.ingest(&note)).await?.map_err(|e| e.to_string())?;
+        Ok(Json(IngestOut { id }))
+    }
+
+    /// Forgets captured turns and ingested notes (the owner only).
+    #[tool(
+        name = "forget",
+        description = "Forget captured turns and ingested notes by id, session or date: removed from the store and every index, so nothing recalls them any more. The owner only; memory files are changed by editing the file.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn forget(&self, Parameters(a): Parameters<ForgetArgs>) -> Result<Json<ForgetOut>, String> {
+        let before = match &a.before {
+            Some(s) => {
+                Some(cairn_engine::parse_date(s).ok_or_else(|| format!("`before` is not a date: `{s}`"))?)
+            }
+            None => None,
+        };
+        let req = Forget { ids: a.ids, session: a.session, before, dry_run: a.dry_run };
+        let engine = self.engine.clone();
+        let scope = self.scope(None, None);
+        let f: Forgotten = run(move || engine.forget(&req, &scope)).await?.map_err(|e| e.to_string())?;
+        Ok(Json(ForgetOut { items: f.items, refused: f.refused, dry_run: f.dry_run }))
     }
 
     /// The token-budgeted context block for a query.
     #[tool(
         name = "context",
-        description = "The context block Cairn would inject for a query, under a token budget, with its receipt."
+        description = "The context block Cairn would inject for a query, under a token budget (markdown, xml, or json with its receipt). Empty when nothing is relevant.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn context(&self, Parameters(a): Parameters<ContextArgs>) -> CallToolResult {
         if a.query.trim().is_empty() {
             return failure("`query` must not be empty");
         }
-        let format = match a.format.as_deref().map(str::to_ascii_lowercase).as_deref() {
-            None | Some("markdown") => Format::Markdown,
-            Some("xml") => Format::Xml,
-            Some("json") => Format::Json,
-            Some(other) => return failure(format!("`format` must be markdown, xml or json, not `{other}`")),
+        let format = match a.format.unwrap_or(BlockFormat::Markdown) {
+            BlockFormat::Markdown => Format::Markdown,
+            BlockFormat::Xml => Format::Xml,
+            BlockFormat::Json => Format::Json,
         };
         if a.budget == Some(0) {
             return failure("`budget` must be at least 1");
         }
         let engine = self.engine.clone();
-        let scope = scope(&engine, a.session_key.as_deref(), a.project);
+        let scope = self.scope(a.session_key.as_deref(), a.project);
         let mut q = ContextQuery::new(a.query, scope);
         q.budget = a.budget;
         q.format = Some(format);
@@ -167,34 +450,81 @@ impl CairnMcp {
     /// Which workflow pack a prompt would get (dry run: no session state changes).
     #[tool(
         name = "intent",
-        description = "Dry-run intent routing for a prompt: the pack it would get and why (no state changes)."
+        description = "Dry-run intent routing for a prompt: the pack it would get and why (no state changes).",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn intent(&self, Parameters(a): Parameters<IntentArgs>) -> CallToolResult {
         let engine = self.engine.clone();
-        let key = a.session_key.unwrap_or_else(|| "agent:main:main".to_owned());
+        let own = match &self.identity {
+            Identity::Session(k) => k.clone(),
+            _ => "agent:main:main".to_owned(),
+        };
+        let key = a.session_key.unwrap_or(own);
         match run(move || engine.intent(&key, &a.prompt, None)).await {
             Ok(v) => text(v.to_string()),
             Err(e) => failure(e),
         }
+    }
+
+    /// What the server answers as and what memory holds.
+    #[tool(
+        name = "status",
+        description = "Cairn's version, whom this server answers as, the recall lanes in use, what is degraded, and (for the owner) what memory holds.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn status(&self) -> Result<Json<StatusOut>, String> {
+        let engine = self.engine.clone();
+        let owner = self.identity == Identity::Owner;
+        let identity = self.identity.describe();
+        run(move || {
+            let st = if owner { engine.store_status().ok() } else { None };
+            Json(StatusOut {
+                version: env!("CARGO_PKG_VERSION").into(),
+                identity,
+                lanes: engine.lanes(),
+                items: st.as_ref().map(|s| s.items),
+                turns: st.as_ref().map(|s| s.turns),
+                projects: st.map(|s| s.per_project),
+                problems: engine.problems(),
+            })
+        })
+        .await
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for CairnMcp {
     fn get_info(&self) -> ServerConfig {
+        let mut about = format!(
+            "Cairn is the agent's long-term memory; this server answers as {}. `search` finds memory \
+             (then `get` reads an item whole), `context` gives the block to read for a question, \
+             `ingest` stores a note, `forget` removes turns and notes (owner only), `intent` shows \
+             which workflow pack a prompt would get, `status` what memory holds.",
+            self.identity.describe()
+        );
+        if self.identity == Identity::Owner
+            && let Ok(st) = self.engine.store_status()
+        {
+            let projects: Vec<&str> = st.per_project.keys().map(String::as_str).collect();
+            about.push_str(&format!(
+                " Memory now holds {} items ({} captured turns) in the projects {}.",
+                st.items,
+                st.turns,
+                projects.join(", ")
+            ));
+        }
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(rmcp::model::Implementation::new("cairn", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Cairn is the agent's long-term memory. `search` finds memory, `context` gives the block \
-                 to read for a question, `ingest` stores a note, `intent` shows which workflow pack a \
-                 prompt would get.",
-            )
+            .with_instructions(about)
     }
 }
 
 /// Serves MCP on stdin/stdout until the client disconnects.
-pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    serve_lines(engine, tokio::io::stdin(), tokio::io::stdout()).await
+pub async fn serve_stdio(
+    engine: Arc<Engine>,
+    identity: Identity,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    serve_lines(engine, identity, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
 /// The MCP server over newline-delimited JSON-RPC on `input`/`output`. A line that is not JSON gets the
@@ -202,6 +532,7 @@ pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), Box<dyn std::error::
 /// One writer task owns `output`, so answers and parse errors never interleave within a line.
 pub async fn serve_lines(
     engine: Arc<Engine>,
+    identity: Identity,
     input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
     output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -255,7 +586,7 @@ pub async fn serve_lines(
             }
         }
     });
-    let service = CairnMcp::new(engine.clone()).serve((sdk_in, sdk_out)).await?;
+    let service = CairnMcp::new(engine.clone(), identity).serve((sdk_in, sdk_out)).await?;
     service.waiting().await?;
     reader.abort();
     let _ = forward.await;

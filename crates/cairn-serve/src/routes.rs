@@ -36,6 +36,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/ingest"),
     ("post", "/v1/intent"),
     ("post", "/v1/context"),
+    ("post", "/v1/forget"),
 ];
 
 type Shared = State<Arc<AppState>>;
@@ -55,6 +56,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/ingest", post(ingest))
         .route("/v1/intent", post(intent))
         .route("/v1/context", post(context))
+        .route("/v1/forget", post(forget))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
         .layer(middleware::from_fn_with_state(state.clone(), crate::guard::guard))
@@ -321,8 +323,19 @@ async fn bootstrap(State(state): Shared, ApiJson(body): ApiJson<BootstrapBody>) 
 }
 
 /// The scope of a caller: its session's, or public-only without a session key.
-fn scope_of(state: &AppState, session_key: Option<&str>, project: Option<String>) -> Scope {
-    state.engine.scope_for(Caller::from_session_key(session_key, Caller::Public), project)
+/// The caller's session key, which every memory endpoint requires: its classification decides what
+/// the caller sees (the owner's sessions see private memory, shared ones only public memory).
+fn session_of(session_key: Option<&str>) -> Result<&str, ApiError> {
+    session_key.filter(|k| !k.trim().is_empty()).ok_or_else(|| {
+        ApiError::bad_request(
+            "`session_key` is required: name the caller's session (`agent:main:main` is the owner's main \
+             session and sees private memory; a shared session's key sees public memory only)",
+        )
+    })
+}
+
+fn scope_of(state: &AppState, session_key: Option<&str>, project: Option<String>) -> Result<Scope, ApiError> {
+    Ok(state.engine.scope_within(Caller::Owner, Some(session_of(session_key)?), project))
 }
 
 #[derive(Debug, Deserialize)]
@@ -358,7 +371,7 @@ pub(crate) fn hit_json(h: &Hit) -> Value {
 
 async fn search(State(state): Shared, ApiJson(body): ApiJson<SearchBody>) -> Result<Json, ApiError> {
     require("query", &body.query)?;
-    let scope = scope_of(&state, body.session_key.as_deref(), body.project);
+    let scope = scope_of(&state, body.session_key.as_deref(), body.project)?;
     let k = body.k.unwrap_or(10);
     if !(1..=100).contains(&k) {
         return Err(ApiError::bad_request(format!("`k` must be within 1..=100, got {k}")));
@@ -386,20 +399,59 @@ struct IngestBody {
 
 async fn ingest(State(state): Shared, ApiJson(body): ApiJson<IngestBody>) -> Result<Response, ApiError> {
     require("text", &body.text)?;
+    let key = session_of(body.session_key.as_deref())?;
     // A note sent from a shared session is public unless it says otherwise.
-    let caller = Caller::from_session_key(body.session_key.as_deref(), Caller::Public);
-    let audience = body.audience.or_else(|| state.engine.audience_for(caller));
+    let audience = body.audience.or_else(|| state.engine.audience_for(Caller::Session(key)));
     let note = IngestNote {
         text: body.text,
         title: body.title,
         tags: body.tags,
         project: body.project,
         audience,
-        source: Some(body.session_key.map_or_else(|| "api".to_owned(), |k| format!("api:{k}"))),
+        source: Some(format!("api:{key}")),
     };
     let engine = state.engine.clone();
     let id = blocking(state.request_timeout(), "ingest", move || engine.ingest(&note)).await??;
     Ok((StatusCode::CREATED, axum::Json(json!({"id": id}))).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct ForgetBody {
+    session_key: Option<String>,
+    #[serde(default)]
+    ids: Vec<String>,
+    #[serde(default)]
+    session: Option<String>,
+    #[serde(default)]
+    before: Option<String>,
+    #[serde(default)]
+    project: Option<String>,
+    #[serde(default)]
+    dry_run: bool,
+}
+
+/// Forgets captured turns and ingested notes; only for a session that sees private memory (the
+/// owner's).
+async fn forget(State(state): Shared, ApiJson(body): ApiJson<ForgetBody>) -> Result<Json, ApiError> {
+    let scope = scope_of(&state, body.session_key.as_deref(), body.project)?;
+    if !scope.allow_private {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "only the owner's sessions may forget memory",
+        ));
+    }
+    let before = match &body.before {
+        Some(s) => Some(
+            cairn_engine::parse_date(s)
+                .ok_or_else(|| ApiError::bad_request(format!("`before` is not a date: `{s}`")))?,
+        ),
+        None => None,
+    };
+    let req = cairn_engine::Forget { ids: body.ids, session: body.session, before, dry_run: body.dry_run };
+    let engine = state.engine.clone();
+    let f = blocking(state.request_timeout(), "forget", move || engine.forget(&req, &scope)).await??;
+    Ok(axum::Json(serde_json::to_value(&f).map_err(ApiError::internal)?))
 }
 
 #[derive(Debug, Deserialize)]
@@ -446,7 +498,7 @@ async fn context(State(state): Shared, ApiJson(body): ApiJson<ContextBody>) -> R
     if body.budget == Some(0) {
         return Err(ApiError::bad_request("`budget` must be at least 1"));
     }
-    let mut q = ContextQuery::new(body.query, scope_of(&state, body.session_key.as_deref(), body.project));
+    let mut q = ContextQuery::new(body.query, scope_of(&state, body.session_key.as_deref(), body.project)?);
     q.budget = body.budget;
     q.format = body.format;
     q.max_level = body.level;

@@ -60,8 +60,16 @@ async fn group_sessions_get_no_private_pack_or_memory() {
     assert!(!text.contains("Zanzibar"), "private memory leaked into a group: {text}");
     assert!(!text.contains("<pack-context"), "private pack leaked into a group: {text}");
     assert!(text.contains("Alert queue"), "public memory is still there: {text}");
-    // Search without a session key is public-only too.
+    // Search with the group's key is public-only too; without a key it is a 400 that says so.
     let (s, v) = d.post("/v1/search", &json!({"query": "restaurant alerts channel"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("session_key"), "{v}");
+    let (s, v) = d
+        .post(
+            "/v1/search",
+            &json!({"query": "restaurant alerts channel", "session_key": "agent:main:telegram:group:-100123"}),
+        )
+        .await;
     assert_eq!(s, 200);
     let hits = v["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
@@ -435,7 +443,7 @@ async fn ingest_intent_and_context_endpoints() {
     let (s, v) = d
         .post(
             "/v1/ingest",
-            &json!({"text": "The staging cluster password rotates every Tuesday.", "tags": ["ops"]}),
+            &json!({"text": "The staging cluster password rotates every Tuesday.", "tags": ["ops"], "session_key": "agent:main:main"}),
         )
         .await;
     assert_eq!(s, 201, "{v}");
@@ -447,8 +455,10 @@ async fn ingest_intent_and_context_endpoints() {
         )
         .await;
     assert_eq!(v["hits"][0]["id"], id, "{v}");
-    // Ingested notes are private by default: not visible without a session.
-    let (_, v) = d.post("/v1/search", &json!({"query": "staging password rotate"})).await;
+    // Ingested notes are private by default: not visible to a group.
+    let group = "agent:main:telegram:group:-100123";
+    let (_, v) =
+        d.post("/v1/search", &json!({"query": "staging password rotate", "session_key": group})).await;
     assert!(v["hits"].as_array().unwrap().iter().all(|h| h["id"] != id.as_str()));
 
     // Intent dry run: no sticky update.
@@ -470,6 +480,18 @@ async fn ingest_intent_and_context_endpoints() {
     assert!(v["context_block"].as_str().unwrap().contains("staging"), "{v}");
     assert_eq!(v["format"], "xml");
     assert!(v["receipt"].is_object());
+
+    // Forget: a group may not; the owner may, and then nothing recalls it.
+    let (s, v) = d.post("/v1/forget", &json!({"ids": [id], "session_key": group})).await;
+    assert_eq!(s, 403, "{v}");
+    let (s, v) = d.post("/v1/forget", &json!({"ids": [id], "session_key": "agent:main:main"})).await;
+    assert_eq!((s, &v["items"]), (200, &json!([id])), "{v}");
+    let (_, v) = d
+        .post("/v1/search", &json!({"query": "staging password rotate", "session_key": "agent:main:main"}))
+        .await;
+    assert!(v["hits"].as_array().unwrap().iter().all(|h| h["id"] != id.as_str()), "{v}");
+    let (s, v) = d.post("/v1/forget", &json!({"session_key": "agent:main:main"})).await;
+    assert_eq!(s, 400, "naming nothing is an error: {v}");
     d.stop().await;
 }
 

@@ -115,7 +115,8 @@ async fn what_is_acknowledged_is_stored() {
     assert_eq!(s, 202, "{v}");
     d.drained().await;
     assert_eq!(items(&d).await, before + 1);
-    let (s, _) = d.post("/v1/search", &json!({"query": "tide", "k": 0})).await;
+    let (s, _) =
+        d.post("/v1/search", &json!({"query": "tide", "k": 0, "session_key": "agent:main:main"})).await;
     assert_eq!(s, 400, "k=0 is outside the schema's bounds");
     d.stop().await;
 }

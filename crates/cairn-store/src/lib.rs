@@ -259,6 +259,10 @@ pub trait Store {
     fn changes_since(&self, seq: u64) -> Result<Vec<Change>>;
     /// The last ingest-log sequence (0 for an empty store).
     fn last_seq(&self) -> Result<u64>;
+    /// Items that are not memory files (captured turns, ingested notes), in id order: of the session
+    /// `session_key` when given, created before `before` when given (what `cairn forget` and capture
+    /// retention may remove; a memory file is removed by deleting or editing the file).
+    fn forgettable(&self, session_key: Option<&str>, before: Option<Millis>) -> Result<Vec<String>>;
     /// Visit every item with its chunks, in id order (for rebuilding derived indexes).
     fn for_each_item(&self, f: &mut dyn FnMut(Item, Vec<Chunk>) -> Result<()>) -> Result<()>;
     /// Start a harvest run record.

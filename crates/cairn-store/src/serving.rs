@@ -148,6 +148,13 @@ impl SqliteStore {
         Ok(counts)
     }
 
+    /// The key of every session with a recorded turn, sorted (what `cairn doctor` classifies).
+    pub fn session_keys(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached("SELECT key FROM sessions ORDER BY key")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Number of recorded turns of a session (captures that reached the store).
     pub fn turn_count(&self, session_key: Option<&str>) -> Result<u64> {
         let n: i64 = match session_key {

@@ -77,6 +77,16 @@ impl SqliteStore {
         Ok(Self { conn, path: path.to_owned(), has_vectors: true })
     }
 
+    /// The schema version (`user_version`) of the store file at `path`, read through a read-only
+    /// connection: nothing is created, migrated or written (`cairn doctor`).
+    pub fn schema_version_at(path: &Path) -> Result<u32> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|source| Error::Open { path: path.to_owned(), source })?;
+        conn.busy_timeout(Duration::from_secs(5))?;
+        conn.pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| Error::NotAStore { path: path.to_owned(), reason: e.to_string() })
+    }
+
     fn configure(conn: &Connection, path: &Path) -> Result<()> {
         conn.busy_timeout(Duration::from_secs(5))?;
         let mode: String = conn
@@ -371,6 +381,18 @@ impl Store for SqliteStore {
                 Write::Delete { item_id } => {
                     let n = tx.prepare_cached("DELETE FROM items WHERE id = ?1")?.execute([item_id])?;
                     tx.prepare_cached("DELETE FROM files WHERE item_id = ?1")?.execute([item_id])?;
+                    // A captured turn goes with its record (a forgotten turn is gone, not a duplicate).
+                    let session: Option<String> = tx
+                        .prepare_cached("DELETE FROM turns WHERE item_id = ?1 RETURNING session_key")?
+                        .query_row([item_id], |r| r.get(0))
+                        .optional()?;
+                    if let Some(key) = session {
+                        tx.prepare_cached(
+                            "UPDATE sessions SET turns = (SELECT count(*) FROM turns WHERE session_key = ?1) \
+                             WHERE key = ?1",
+                        )?
+                        .execute([key])?;
+                    }
                     if n > 0 {
                         log(&tx, "delete", item_id, None, source)?;
                     }
@@ -505,6 +527,16 @@ impl Store for SqliteStore {
         let seq: i64 =
             self.conn.query_row("SELECT coalesce(max(seq), 0) FROM ingest_log", [], |r| r.get(0))?;
         Ok(seq as u64)
+    }
+
+    fn forgettable(&self, session_key: Option<&str>, before: Option<Millis>) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id FROM items WHERE json_extract(provenance, '$.type') != 'file' \
+             AND (?1 IS NULL OR json_extract(provenance, '$.session_key') = ?1) \
+             AND (?2 IS NULL OR created_at < ?2) ORDER BY id",
+        )?;
+        let rows = stmt.query_map(rusqlite::params![session_key, before], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     fn for_each_item(&self, f: &mut dyn FnMut(Item, Vec<Chunk>) -> Result<()>) -> Result<()> {

@@ -197,7 +197,7 @@ export class CairnClient {
   }
 
   /** `POST /v1/search`. */
-  search(body: { query: string; k?: number; project?: string; session_key?: string }) {
+  search(body: { query: string; k?: number; project?: string; session_key: string }) {
     return this.request<{ hits: SearchHit[] }>("POST", "/v1/search", body);
   }
 
@@ -208,7 +208,7 @@ export class CairnClient {
     tags?: string[];
     project?: string;
     audience?: "public" | "private";
-    session_key?: string;
+    session_key: string;
   }) {
     return this.request<{ id: string }>("POST", "/v1/ingest", body);
   }

@@ -9,6 +9,7 @@ const CAIRN_USAGE = "Usage: /cairn status | /cairn debug [on|off] | /cairn inten
 export async function recallCommand(rt: Runtime, args: string, sessionKey?: string): Promise<string> {
   const query = args.trim();
   if (query === "") return "Usage: /recall <query>";
+  if (!sessionKey) return "Cairn answers only a named session, and this command has none.";
   try {
     const res = await rt.client.search({ query, k: 5, project: rt.cfg.project, session_key: sessionKey });
     return formatHits(res.hits ?? []);

@@ -52,6 +52,8 @@ export function createTools(rt: Runtime, ctx: OpenClawPluginToolContext): AnyAge
       const params = raw as { query?: string; k?: number };
       const query = String(params.query ?? "").trim();
       if (query === "") return text("cairn_search needs a non-empty `query`.", { error: "empty_query" });
+      // Cairn answers only a named session (its audience decides what it sees).
+      if (!sessionKey) return text("cairn_search is unavailable here: this context names no session.", { error: "no_session" });
       try {
         const res = await rt.client.search({ query, k: params.k ?? 5, project: rt.cfg.project, session_key: sessionKey });
         return text(formatHits(res.hits ?? []), { hits: res.hits ?? [] });
@@ -69,6 +71,7 @@ export function createTools(rt: Runtime, ctx: OpenClawPluginToolContext): AnyAge
       const params = raw as { text?: string; title?: string; tags?: string[]; audience?: "public" | "private" };
       const body = String(params.text ?? "");
       if (body.trim() === "") return text("cairn_ingest needs a non-empty `text`.", { error: "empty_text" });
+      if (!sessionKey) return text("cairn_ingest is unavailable here: this context names no session.", { error: "no_session" });
       try {
         const res = await rt.client.ingest({
           text: body,

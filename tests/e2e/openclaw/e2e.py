@@ -33,6 +33,7 @@ PRIVMEM = "PRIVMEM-9K4Z"  # private memory (memory/supplier-ledger.md)
 PUBPACK = "PUBPACK-4M1R"  # public pack garden_care
 PRIVPACK = "PRIVPACK-8D2N"  # private pack ledger_review
 AGENTSMARK = "AGENTSMARK-5T8W"  # workspace AGENTS.md
+EDITMARK = "KILNMARK-9Q4Z"  # a memory file written while the gateway runs
 FACT = "QUILLFEATHER-8812"  # only ever said by the mock model, in turn 1's reply
 FALLBACK_TAG = "<cairn-fallback>"
 NO_ACCESS_SETTING = "plugins.entries.cairn.hooks.allowConversationAccess"
@@ -319,6 +320,18 @@ def scenario(env):
     check("<cairn-context" not in ctx_e2 and "<pack-context" not in ctx_e2 and "<cairn-fallback" not in ctx_e2,
           "(e) the recalled turn carries no nested injected blocks")
     check(PUBPACK not in ctx_e2, "(e) the recalled turn carries no text of turn 1's injected pack")
+
+    # (g) a memory file saved during the run: the daemon the plugin started watches the workspace, so the next
+    # turn's block has the new words (no harvest run by hand).
+    (env.ws / "memory" / "kiln.md").write_text(
+        f"---\naudience: public\n---\n# Pottery kiln\n\nThe pottery kiln firing schedule code is {EDITMARK}.\n")
+    wait_for(lambda: any(EDITMARK in json.dumps(h) for h in http_json(
+        "POST", f"{env.base_url}/v1/search", {"query": "pottery kiln firing schedule", "k": 5,
+                                               "session_key": owner_dm}, token=token)["hits"]),
+        "the saved memory file to become searchable", timeout=15)
+    g = env.agent(owner_dm, "What is the pottery kiln firing schedule code?", cfg, "g", gateway_env=gw)
+    check(EDITMARK in (block(g["user"], "cairn-context") or ""),
+          f"(g) a memory file saved during the run ({EDITMARK}) is in the next turn's <cairn-context>")
 
     # (b) a non-matching prompt (fresh session, so nothing sticky): no pack.
     b = env.agent(f"agent:main:telegram:direct:1001:thread:b{run_id}", "What is the capital of France?", cfg, "b",

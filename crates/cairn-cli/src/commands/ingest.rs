@@ -206,34 +206,49 @@ pub(crate) fn watch(settings: &Settings) -> anyhow::Result<ExitCode> {
     let root = settings.workspace.canonicalize()?;
     eprintln!("watching `{}` (Ctrl-C to stop)", root.display());
     let stop = AtomicBool::new(false);
+    follow_workspace(settings, &engine, &root, &stop, &|line| {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Re-harvests the files of `root` (the canonical workspace) that change, within about a second of
+/// each save, until `stop` is set: `cairn watch` and `cairn serve --watch`. Each run that changed
+/// something is told to `say` (`re-indexed: 1 new, …`); problems go to stderr.
+pub(crate) fn follow_workspace(
+    settings: &Settings,
+    engine: &Engine,
+    root: &Path,
+    stop: &AtomicBool,
+    say: &dyn Fn(String),
+) -> anyhow::Result<()> {
     cairn_engine::watch::watch(
-        &root,
+        root,
         Duration::from_millis(settings.watch.debounce_ms),
-        &stop,
+        stop,
         |paths| {
             let started = Instant::now();
             let rel: Vec<PathBuf> = paths
                 .iter()
-                .filter_map(|p| cairn_engine::relative_path(&root, p))
+                .filter_map(|p| cairn_engine::relative_path(root, p))
                 .filter(|r| !r.is_empty())
                 .map(PathBuf::from)
                 .collect();
             if rel.is_empty() {
                 return;
             }
-            match run_harvest(settings, &engine, rel, false, false, false) {
+            match run_harvest(settings, engine, rel, false, false, false) {
                 Ok(r) => {
                     print_problems(&r);
                     if r.new + r.updated + r.deleted + r.failed > 0 {
-                        let _ = writeln!(
-                            std::io::stdout().lock(),
+                        say(format!(
                             "re-indexed: {} new, {} updated, {} deleted, {} failed in {} ms",
                             r.new,
                             r.updated,
                             r.deleted,
                             r.failed,
                             started.elapsed().as_millis()
-                        );
+                        ));
                     }
                 }
                 Err(e) => eprintln!("error: {e:#}"),
@@ -241,7 +256,35 @@ pub(crate) fn watch(settings: &Settings) -> anyhow::Result<ExitCode> {
         },
         |err| eprintln!("warning: watcher: {err}"),
     )?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// Harvests the workspace once, then follows it ([`follow_workspace`]) until `stop` is set: the
+/// daemon's own watcher (`cairn serve --watch`). Never fails the daemon: problems go to stderr.
+pub(crate) fn harvest_and_follow(settings: &Settings, engine: &Engine, stop: &AtomicBool) {
+    let say = |line: String| eprintln!("cairn serve: {line}");
+    match run_harvest(settings, engine, vec![], false, false, false) {
+        Ok(r) => {
+            print_problems(&r);
+            say(format!(
+                "harvested `{}`: {} new, {} updated, {} deleted, {} unchanged",
+                settings.workspace.display(),
+                r.new,
+                r.updated,
+                r.deleted,
+                r.unchanged
+            ));
+        }
+        Err(e) => eprintln!("cairn serve: harvesting `{}`: {e:#}", settings.workspace.display()),
+    }
+    let root = match settings.workspace.canonicalize() {
+        Ok(r) => r,
+        Err(e) => return eprintln!("cairn serve: not watching `{}`: {e}", settings.workspace.display()),
+    };
+    say(format!("watching `{}`", root.display()));
+    if let Err(e) = follow_workspace(settings, engine, &root, stop, &say) {
+        eprintln!("cairn serve: watching `{}` stopped: {e:#}", root.display());
+    }
 }
 
 pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
@@ -253,13 +296,41 @@ pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<Ex
         );
     }
     let st = settings.engine().store_status()?;
+    let config = settings
+        .config_file
+        .as_ref()
+        .map_or_else(|| "none (defaults)".to_owned(), |p| p.display().to_string());
+    let route = &settings.route.config_dir;
+    let route = if route.is_dir() {
+        route.display().to_string()
+    } else {
+        format!("none (`{}` missing)", route.display())
+    };
+    let model = match settings.embed.provider {
+        cairn_engine::settings::EmbedProvider::None => "none (lexical recall only)".to_owned(),
+        cairn_engine::settings::EmbedProvider::Http => format!("http: {}", settings.embed.http.base_url),
+        cairn_engine::settings::EmbedProvider::Local => {
+            let dir = settings.embed.local_model_dir(&settings.data_dir);
+            if dir.is_dir() {
+                dir.display().to_string()
+            } else {
+                format!("none (`{}` missing)", dir.display())
+            }
+        }
+    };
     if args.json {
         let mut v = serde_json::to_value(&st)?;
         v["store_path"] = serde_json::Value::String(path.display().to_string());
+        v["config_file"] = serde_json::json!(settings.config_file);
+        v["route_config"] = serde_json::Value::String(route);
+        v["model"] = serde_json::Value::String(model);
         outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = std::io::stdout().lock();
+    writeln!(out, "config:    {config}")?;
+    writeln!(out, "routing:   {route}")?;
+    writeln!(out, "model:     {model}")?;
     writeln!(out, "store:     {} (schema v{})", path.display(), st.schema_version)?;
     writeln!(out, "items:     {} ({} chunks), log seq {}", st.items, st.chunks, st.last_seq)?;
     let fmt = |m: &std::collections::BTreeMap<String, u64>| {

@@ -1,7 +1,10 @@
 //! One module per command family; each exposes clap argument types and `run`-style functions.
 
+pub(crate) mod completions;
 pub(crate) mod context;
+pub(crate) mod doctor;
 pub(crate) mod eval;
+pub(crate) mod forget;
 pub(crate) mod graph;
 pub(crate) mod ingest;
 pub(crate) mod models;

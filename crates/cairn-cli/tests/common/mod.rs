@@ -9,10 +9,15 @@ use std::process::{Child, Command, Output, Stdio};
 /// The example routing config.
 pub const ROUTE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/config");
 
-/// The `cairn` binary, without the caller's `CAIRN_CONFIG`.
+/// The `cairn` binary, without the caller's `CAIRN_CONFIG` or user config file, and blind to the user's
+/// installed models
+/// (`embed.models_dir` pointed at a folder that does not exist): a test that wants a model names it
+/// (`CAIRN_EMBED__MODEL=<dir>`), so no test depends on what the machine has installed.
 pub fn cairn() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
-    cmd.env_remove("CAIRN_CONFIG");
+    cmd.env_remove("CAIRN_CONFIG")
+        .env("CAIRN_EMBED__MODELS_DIR", "/nonexistent/cairn-test-models")
+        .env("XDG_CONFIG_HOME", "/nonexistent/cairn-test-config");
     cmd
 }
 
@@ -57,6 +62,17 @@ pub fn serve(mut cmd: Command) -> (Child, String) {
     };
     std::thread::spawn(move || for _ in lines {});
     (child, url)
+}
+
+/// A daemon started by [`serve`], killed when dropped (also when a test panics, so that it never
+/// outlives the test holding its output pipes).
+pub struct Daemon(pub Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// An HTTP client that sends `token` (the daemon's `serve.token`) on every request.
