@@ -43,7 +43,7 @@ enum Command {
     /// Store one finished turn (JSON on stdin), with injected context blocks stripped.
     Capture(ingest::CaptureArgs),
     /// Harvest, then re-index memory files within about a second of every save.
-    Watch,
+    Watch(ingest::WatchArgs),
     /// Store path, schema, counts per kind and project, last harvest.
     Status(ingest::StatusArgs),
     /// The context block for a query, under a token budget, with a trace receipt.
@@ -122,7 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Init(args) => ingest::init(args),
         Command::Harvest(args) => ingest::harvest(args, &settings),
         Command::Capture(args) => ingest::capture(args, &settings),
-        Command::Watch => ingest::watch(&settings),
+        Command::Watch(args) => ingest::watch(args, &settings),
         Command::Status(args) => ingest::status(args, &settings),
         Command::Context(args) => context::context(args, &settings),
         Command::Reindex(args) => context::reindex(args, &settings),

@@ -433,6 +433,31 @@ fn watch_reindexes_saves_renames_and_deleted_folders() {
 }
 
 #[test]
+fn watch_json_prints_one_event_per_line() {
+    use std::io::BufRead;
+    let env = Env::new(MEMORY_DIRS);
+    env.write("memory/a.md", "# A\n\nfirst\n");
+    let mut child =
+        env.cmd().args(["watch", "--json"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let _guard = Kill(child);
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(
+        (first["event"].as_str(), first["report"]["new"].as_u64()),
+        (Some("harvested"), Some(1)),
+        "{first}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    env.write("memory/b.md", "# B\n\nsecond\n");
+    let next: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(
+        (next["event"].as_str(), next["report"]["new"].as_u64()),
+        (Some("reindexed"), Some(1)),
+        "{next}"
+    );
+}
+
+#[test]
 fn init_writes_a_config_that_parses() {
     let env = Env::new(MEMORY_DIRS);
     let dir = env.ws.parent().unwrap();
@@ -478,4 +503,30 @@ fn forget_removes_turns_from_every_surface_and_refuses_memory_files() {
     assert!(env.ok(&["recall", "sailing boat", "--json"]).contains("boat"));
     let (code, _, err) = env.run(&["forget"]);
     assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn retention_forgets_old_turns_and_keeps_notes_and_new_turns() {
+    let env = Env::new(MEMORY_DIRS);
+    let old = serde_json::json!({"session_key": "agent:main:main", "turn_id": "old", "user": "the heron left in spring",
+        "assistant": "noted", "timestamp": "2020-01-01T00:00:00Z"});
+    let new = serde_json::json!({"session_key": "agent:main:main", "turn_id": "new", "user": "the heron came back",
+        "assistant": "noted"});
+    assert_eq!(capture(&env, old, &[])["status"], "stored");
+    assert_eq!(capture(&env, new, &[])["status"], "stored");
+    // Off by default: nothing expires.
+    let (code, _, err) = env.run(&["forget", "--expired"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("retention_days"), "{err}");
+    let out = env
+        .cmd()
+        .env("CAIRN_CAPTURE__RETENTION_DAYS", "30")
+        .args(["forget", "--expired", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["items"], serde_json::json!(["turn:agent:main:main:old"]), "{v}");
+    let hits = env.ok(&["recall", "heron", "--json"]);
+    assert!(hits.contains("came back") && !hits.contains("left in spring"), "{hits}");
 }

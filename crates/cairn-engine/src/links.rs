@@ -27,7 +27,7 @@ pub struct LinkRequest {
 }
 
 /// What [`Engine::link`] added.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Linked {
     /// The source node id.
     pub src: String,

@@ -62,6 +62,10 @@ pub(crate) struct Bar(pub(crate) indicatif::ProgressBar);
 impl cairn_core::Progress for Bar {
     fn start(&self, total: u64) {
         self.0.set_length(total);
+        // Drawn from its stage's start on; the spinner turns while a slow batch is under way.
+        if !self.0.is_hidden() {
+            self.0.enable_steady_tick(std::time::Duration::from_millis(120));
+        }
     }
     fn inc(&self, n: u64) {
         self.0.inc(n);
@@ -80,15 +84,34 @@ impl Bar {
         }
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
-            indicatif::ProgressStyle::with_template(template).expect("static template").progress_chars("=> "),
+            indicatif::ProgressStyle::with_template(template)
+                .expect("static template")
+                // Whole units per second (`14,883/s`), not indicatif's four decimals.
+                .with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{}/s", thousands(s.per_sec().round() as u64));
+                })
+                .progress_chars("=> "),
         );
         Bar(bar)
     }
 
     /// The embedding bar.
     pub(crate) fn embedding(enabled: bool) -> Bar {
-        Bar::new(enabled, "{spinner} embedding [{bar:30}] {pos}/{len} chunks ({per_sec})")
+        Bar::new(enabled, "{spinner} embedding [{bar:30}] {pos}/{len} chunks ({rate}, {eta} left)")
     }
+}
+
+/// `n` with a comma between thousands: `14883` → `14,883`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn parse_now(s: &str) -> anyhow::Result<i64> {
@@ -161,4 +184,15 @@ pub(crate) fn reindex(args: ReindexArgs, settings: &Settings) -> anyhow::Result<
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod rate_tests {
+    #[test]
+    fn thousands_are_separated_by_commas() {
+        for (n, s) in [(0, "0"), (999, "999"), (1_000, "1,000"), (14_883, "14,883"), (1_234_567, "1,234,567")]
+        {
+            assert_eq!(super::thousands(n), s);
+        }
+    }
 }

@@ -127,6 +127,9 @@ pub(crate) struct LinkArgs {
     /// Weight in (0, 1]
     #[arg(long, default_value_t = 1.0)]
     pub weight: f32,
+    /// Print the link as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The graph lane switches of `cairn context`.
@@ -264,6 +267,12 @@ pub(crate) fn link(args: LinkArgs, settings: &Settings) -> anyhow::Result<ExitCo
         weight: args.weight,
     };
     let linked = open(settings)?.link(&req)?;
+    if args.json {
+        let mut v = serde_json::to_value(&linked)?;
+        v["type"] = serde_json::Value::String(args.kind);
+        outln!("{}", serde_json::to_string(&v)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     outln!(
         "linked {} -[{}]-> {}{}",
         linked.src,

@@ -61,6 +61,13 @@ pub(crate) struct CaptureArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct WatchArgs {
+    /// One JSON object per line for the first harvest and each re-index
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct StatusArgs {
     /// Machine-readable output
     #[arg(long)]
@@ -94,9 +101,60 @@ pub(crate) fn run_harvest(
         );
     }
     let req = HarvestRequest { root: root.clone(), paths, dry_run, force };
-    let files = Bar::new(show_progress, "{spinner} harvesting [{bar:30}] {pos}/{len} files ({per_sec})");
-    let outcome = engine.harvest(&req, &files, &Bar::embedding(show_progress))?;
-    Ok(outcome.report)
+    let started = Instant::now();
+    let files = Stages {
+        bar: Bar::new(show_progress, "{spinner} harvesting [{bar:30}] {pos}/{len} files ({rate})"),
+        then: "{spinner} indexing the changed files…",
+    };
+    let chunks = AfterStage { before: &files.bar, bar: Bar::embedding(show_progress) };
+    let outcome = engine.harvest(&req, &files, &chunks);
+    files.bar.0.finish_and_clear();
+    let mut report = outcome?.report;
+    // "in N ms" covers the whole run: parsing, the index and the embedding that followed.
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// The harvest bar, which turns into a spinner for the stage after it (the index sync) instead of
+/// leaving the screen blank; cleared when the harvest returns.
+struct Stages {
+    bar: Bar,
+    then: &'static str,
+}
+
+/// A stage's bar that clears the one `before` it when it starts (one line on the terminal at a time).
+struct AfterStage<'a> {
+    before: &'a Bar,
+    bar: Bar,
+}
+
+impl cairn_core::Progress for AfterStage<'_> {
+    fn start(&self, total: u64) {
+        self.before.0.finish_and_clear();
+        self.bar.start(total);
+    }
+    fn inc(&self, n: u64) {
+        self.bar.inc(n);
+    }
+    fn finish(&self) {
+        self.bar.finish();
+    }
+}
+
+impl cairn_core::Progress for Stages {
+    fn start(&self, total: u64) {
+        self.bar.start(total);
+    }
+    fn inc(&self, n: u64) {
+        self.bar.inc(n);
+    }
+    fn finish(&self) {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(self.then)
+            && !self.bar.0.is_finished()
+        {
+            self.bar.0.set_style(style);
+        }
+    }
 }
 
 fn print_report(report: &HarvestReport, verbose: bool, root: &Path) -> anyhow::Result<()> {
@@ -198,29 +256,48 @@ pub(crate) fn capture(args: CaptureArgs, settings: &Settings) -> anyhow::Result<
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn watch(settings: &Settings) -> anyhow::Result<ExitCode> {
+pub(crate) fn watch(args: WatchArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     let engine = settings.engine();
-    let report = run_harvest(settings, &engine, vec![], false, false, true)?;
+    let report = run_harvest(settings, &engine, vec![], false, false, !args.json)?;
     print_problems(&report);
-    print_report(&report, false, &settings.workspace)?;
+    if args.json {
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(o) = v.as_object_mut() {
+            o.remove("files");
+        }
+        outln!("{}", serde_json::to_string(&serde_json::json!({"event": "harvested", "report": v}))?);
+    } else {
+        print_report(&report, false, &settings.workspace)?;
+    }
     let root = settings.workspace.canonicalize()?;
     eprintln!("watching `{}` (Ctrl-C to stop)", root.display());
     let stop = AtomicBool::new(false);
-    follow_workspace(settings, &engine, &root, &stop, &|line| {
-        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    let json = args.json;
+    follow_workspace(settings, &engine, &root, &stop, &|r, line| {
+        let mut out = std::io::stdout().lock();
+        let _ = if json {
+            let mut v = serde_json::to_value(r).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("files");
+            }
+            writeln!(out, "{}", serde_json::json!({"event": "reindexed", "report": v}))
+        } else {
+            writeln!(out, "{line}")
+        };
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Re-harvests the files of `root` (the canonical workspace) that change, within about a second of
 /// each save, until `stop` is set: `cairn watch` and `cairn serve --watch`. Each run that changed
-/// something is told to `say` (`re-indexed: 1 new, …`); problems go to stderr.
+/// something is told to `say`, with its report and a line (`re-indexed: 1 new, …`, the elapsed time
+/// in the report's `elapsed_ms`); problems go to stderr.
 pub(crate) fn follow_workspace(
     settings: &Settings,
     engine: &Engine,
     root: &Path,
     stop: &AtomicBool,
-    say: &dyn Fn(String),
+    say: &dyn Fn(&HarvestReport, String),
 ) -> anyhow::Result<()> {
     cairn_engine::watch::watch(
         root,
@@ -241,14 +318,15 @@ pub(crate) fn follow_workspace(
                 Ok(r) => {
                     print_problems(&r);
                     if r.new + r.updated + r.deleted + r.failed > 0 {
-                        say(format!(
+                        let line = format!(
                             "re-indexed: {} new, {} updated, {} deleted, {} failed in {} ms",
                             r.new,
                             r.updated,
                             r.deleted,
                             r.failed,
                             started.elapsed().as_millis()
-                        ));
+                        );
+                        say(&r, line);
                     }
                 }
                 Err(e) => eprintln!("error: {e:#}"),
@@ -263,6 +341,7 @@ pub(crate) fn follow_workspace(
 /// daemon's own watcher (`cairn serve --watch`). Never fails the daemon: problems go to stderr.
 pub(crate) fn harvest_and_follow(settings: &Settings, engine: &Engine, stop: &AtomicBool) {
     let say = |line: String| eprintln!("cairn serve: {line}");
+    let said = |_: &HarvestReport, line: String| say(line);
     match run_harvest(settings, engine, vec![], false, false, false) {
         Ok(r) => {
             print_problems(&r);
@@ -282,7 +361,7 @@ pub(crate) fn harvest_and_follow(settings: &Settings, engine: &Engine, stop: &At
         Err(e) => return eprintln!("cairn serve: not watching `{}`: {e}", settings.workspace.display()),
     };
     say(format!("watching `{}`", root.display()));
-    if let Err(e) = follow_workspace(settings, engine, &root, stop, &say) {
+    if let Err(e) = follow_workspace(settings, engine, &root, stop, &said) {
         eprintln!("cairn serve: watching `{}` stopped: {e:#}", root.display());
     }
 }

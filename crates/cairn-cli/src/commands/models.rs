@@ -48,6 +48,9 @@ pub(crate) struct InstallArgs {
     /// Reinstall even when the model is already installed
     #[arg(long)]
     pub force: bool,
+    /// Print the installed model as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub(crate) fn models(args: ModelsArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
@@ -106,6 +109,10 @@ fn install_model(args: InstallArgs, settings: &Settings) -> anyhow::Result<ExitC
     } else {
         eprintln!("`{}` is already installed (use --force to reinstall)", done.model.name);
     }
-    outln!("{}", row(&done.model));
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&done.model)?);
+    } else {
+        outln!("{}", row(&done.model));
+    }
     Ok(ExitCode::SUCCESS)
 }
