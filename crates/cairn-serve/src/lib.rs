@@ -14,6 +14,7 @@
 pub mod doctor;
 pub mod error;
 mod guard;
+pub mod hit;
 pub mod json;
 pub mod mcp;
 pub mod metrics;

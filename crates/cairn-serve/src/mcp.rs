@@ -15,6 +15,8 @@ use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::hit::HitOut;
+
 /// Whom the server answers as.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Identity {
@@ -166,31 +168,6 @@ pub struct IntentArgs {
     pub session_key: Option<String>,
 }
 
-/// A search hit.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct HitOut {
-    /// Item id (for `get` and `forget`).
-    pub id: String,
-    /// Chunk id.
-    pub chunk_id: String,
-    /// Title.
-    pub title: String,
-    /// Fused score.
-    pub score: f32,
-    /// The chunk's first 300 characters.
-    pub snippet: String,
-    /// Why it matched: lane scores and matched terms.
-    pub why: serde_json::Value,
-    /// Where it came from (file and lines, or session and turn).
-    pub provenance: serde_json::Value,
-    /// Tags.
-    pub tags: Vec<String>,
-    /// Project.
-    pub project: String,
-    /// Kind (`note`, `turn`, `fact`, …).
-    pub kind: String,
-}
-
 /// `search` output.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchOut {
@@ -289,25 +266,6 @@ async fn run<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Resul
     tokio::task::spawn_blocking(f).await.map_err(|e| format!("internal error: {e}"))
 }
 
-fn hit_out(h: &cairn_core::Hit) -> HitOut {
-    let mut snippet: String = h.text.chars().take(300).collect();
-    if h.text.chars().count() > 300 {
-        snippet.push('…');
-    }
-    HitOut {
-        id: h.item_id.clone(),
-        chunk_id: h.chunk_id.clone(),
-        title: h.title.clone(),
-        score: h.score,
-        snippet,
-        why: serde_json::to_value(&h.why).unwrap_or_default(),
-        provenance: serde_json::to_value(&h.provenance).unwrap_or_default(),
-        tags: h.tags.clone(),
-        project: h.project.clone(),
-        kind: h.kind.to_string(),
-    }
-}
-
 #[tool_router(router = tool_router)]
 impl CairnMcp {
     /// A server over `engine` answering as `identity`.
@@ -336,7 +294,7 @@ impl CairnMcp {
         let engine = self.engine.clone();
         let scope = self.scope(a.session_key.as_deref(), a.project);
         let hits = run(move || engine.search(&a.query, scope, k)).await?;
-        Ok(Json(SearchOut { hits: hits.iter().map(hit_out).collect() }))
+        Ok(Json(SearchOut { hits: hits.iter().map(HitOut::from).collect() }))
     }
 
     /// One whole item by id.

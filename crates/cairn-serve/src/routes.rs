@@ -11,7 +11,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use cairn_core::{Audience, Hit, Scope, content_hash};
+use cairn_core::{Audience, Scope, content_hash};
 use cairn_engine::{
     BootstrapFile, Caller, ContextQuery, Format, GraphChoice, IngestNote, Level, TurnRequest, TurnResponse,
 };
@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::ApiError;
+use crate::hit::HitOut;
 use crate::json::ApiJson;
 use crate::metrics::label;
 use crate::{AppState, OPENAPI};
@@ -349,26 +350,6 @@ struct SearchBody {
     session_key: Option<String>,
 }
 
-/// A search hit as the API shows it.
-pub(crate) fn hit_json(h: &Hit) -> Value {
-    let mut snippet: String = h.text.chars().take(300).collect();
-    if h.text.chars().count() > 300 {
-        snippet.push('…');
-    }
-    json!({
-        "id": h.item_id,
-        "chunk_id": h.chunk_id,
-        "title": h.title,
-        "score": h.score,
-        "snippet": snippet,
-        "why": h.why,
-        "provenance": h.provenance,
-        "tags": h.tags,
-        "project": h.project,
-        "kind": h.kind,
-    })
-}
-
 async fn search(State(state): Shared, ApiJson(body): ApiJson<SearchBody>) -> Result<Json, ApiError> {
     require("query", &body.query)?;
     let scope = scope_of(&state, body.session_key.as_deref(), body.project)?;
@@ -379,7 +360,8 @@ async fn search(State(state): Shared, ApiJson(body): ApiJson<SearchBody>) -> Res
     let engine = state.engine.clone();
     let hits =
         blocking(state.request_timeout(), "search", move || engine.search(&body.query, scope, k)).await?;
-    Ok(axum::Json(json!({"hits": hits.iter().map(hit_json).collect::<Vec<_>>()})))
+    let hits: Vec<HitOut> = hits.iter().map(HitOut::from).collect();
+    Ok(axum::Json(json!({ "hits": hits })))
 }
 
 #[derive(Debug, Deserialize)]
