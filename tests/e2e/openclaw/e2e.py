@@ -197,8 +197,21 @@ class Env:
                             "maxTokens": 4096, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
             }}},
             "agents": {"defaults": {"model": {"primary": "mock/mock-1"}, "workspace": str(self.ws)}},
-            "plugins": {"load": {"paths": [str(self.args.plugin)]}, "entries": {"cairn": entry}},
+            "plugins": ({"entries": {"cairn": entry}} if self.args.plugin_tarball else
+                        {"load": {"paths": [str(self.args.plugin)]}, "entries": {"cairn": entry}}),
         }
+
+    def install_plugin(self):
+        """`openclaw plugins install <tarball>`, as a user installs the packed plugin."""
+        cfg = self.write_openclaw_config()
+        r = subprocess.run(
+            [self.args.openclaw, "plugins", "install", str(self.args.plugin_tarball), "--force",
+             "--accept-capabilities"],
+            capture_output=True, text=True, env=self.oc_env(cfg), cwd=self.root, timeout=300,
+        )
+        (self.root / "plugins-install.log").write_text(r.stdout + r.stderr)
+        check(r.returncode == 0 and "Installed plugin: cairn" in r.stdout + r.stderr,
+              f"(install) openclaw plugins install {self.args.plugin_tarball.name} installed the packed plugin")
 
     def write_openclaw_config(self, allow_access=True):
         path = self.home / ("openclaw.json" if allow_access else "openclaw-no-access.json")
@@ -399,6 +412,8 @@ def main():
     ap.add_argument("--cairn", required=True)
     ap.add_argument("--openclaw", required=True)
     ap.add_argument("--plugin", required=True, type=Path)
+    ap.add_argument("--plugin-tarball", type=Path,
+                    help="install this packed plugin with `openclaw plugins install` instead of loading --plugin")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
     env = Env(args)
@@ -408,6 +423,8 @@ def main():
         env.setup()
         env.harvest()
         env.start_mock()
+        if args.plugin_tarball:
+            env.install_plugin()
         scenario(env)
         ok = True
     except Failure as e:

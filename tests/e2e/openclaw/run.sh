@@ -52,10 +52,14 @@ fi
 echo "== e2e: plugin unit tests (node --test, against HTTP servers on 127.0.0.1)"
 node --test "$plugin"/test/*.test.ts
 
+echo "== e2e: pack the plugin (npm pack: compiled JavaScript, typebox bundled)"
+tarball="$(TSC="$host_dir/node_modules/.bin/tsc" bash "$plugin/pack.sh" "$CACHE/pack")"
+echo "$tarball"
+
 echo "== e2e: build cairn"
 cargo build -p cairn-cli --locked --quiet --manifest-path "$ROOT/Cargo.toml"
 cairn_bin="$CARGO_TARGET_DIR/debug/cairn"
 
 echo "== e2e: OpenClaw turns (setup took $(( $(date +%s) - start )) s)"
-python3 "$ROOT/tests/e2e/openclaw/e2e.py" --cairn "$cairn_bin" --openclaw "$openclaw_bin" --plugin "$plugin" "$@"
+python3 "$ROOT/tests/e2e/openclaw/e2e.py" --cairn "$cairn_bin" --openclaw "$openclaw_bin" --plugin "$plugin" --plugin-tarball "$tarball" "$@"
 echo "== e2e: passed in $(( $(date +%s) - start )) s"
