@@ -215,6 +215,17 @@ pub struct BootstrapResult {
     pub session: SessionView,
 }
 
+/// The JSON schema of an [`Audience`] (`cairn-core` carries no schema types).
+#[derive(schemars::JsonSchema)]
+#[schemars(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum AudienceSchema {
+    /// Every session, shared ones included.
+    Public,
+    /// The owner's sessions only.
+    Private,
+}
+
 /// A note to store through [`Engine::ingest`](crate::Engine::ingest).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IngestNote {
@@ -229,9 +240,10 @@ pub struct IngestNote {
     /// Project (default: the capture default).
     #[serde(default)]
     pub project: Option<String>,
-    /// `public` or `private` (default: the capture default, private unless configured).
+    /// Who may see it (default: the capture default, private unless configured; public from a
+    /// shared session).
     #[serde(default)]
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<AudienceSchema>")]
     pub audience: Option<Audience>,
     /// Where it came from (default `api`; set by the surface, not the caller).
     #[schemars(skip)]

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use cairn_core::{Audience, Scope};
+use cairn_core::Scope;
 use cairn_engine::{Caller, ContextQuery, Engine, Forget, Forgotten, Format, IngestNote};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
@@ -59,25 +59,6 @@ pub enum BlockFormat {
     Json,
 }
 
-/// Who may see a note.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum NoteAudience {
-    /// Every session, shared ones included.
-    Public,
-    /// The owner's sessions only.
-    Private,
-}
-
-impl From<NoteAudience> for Audience {
-    fn from(a: NoteAudience) -> Audience {
-        match a {
-            NoteAudience::Public => Audience::Public,
-            NoteAudience::Private => Audience::Private,
-        }
-    }
-}
-
 /// `search` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchArgs {
@@ -102,24 +83,8 @@ pub struct GetArgs {
     pub id: String,
 }
 
-/// `ingest` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct IngestArgs {
-    /// The note's text.
-    pub text: String,
-    /// Title (default: the first line).
-    #[serde(default)]
-    pub title: Option<String>,
-    /// Tags.
-    #[serde(default)]
-    pub tags: Vec<String>,
-    /// Project (default: the configured one).
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Who may see it (default: the configured audience, public from a shared session).
-    #[serde(default)]
-    pub audience: Option<NoteAudience>,
-}
+/// `ingest` arguments: the note itself.
+pub type IngestArgs = IngestNote;
 
 /// `context` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -336,15 +301,8 @@ impl CairnMcp {
     )]
     async fn ingest(&self, Parameters(a): Parameters<IngestArgs>) -> Result<Json<IngestOut>, String> {
         let engine = self.engine.clone();
-        let audience = a.audience.map(Audience::from).or_else(|| engine.audience_for(self.identity.caller()));
-        let note = IngestNote {
-            text: a.text,
-            title: a.title,
-            tags: a.tags,
-            project: a.project,
-            audience,
-            source: Some("mcp".into()),
-        };
+        let audience = a.audience.or_else(|| engine.audience_for(self.identity.caller()));
+        let note = IngestNote { audience, source: Some("mcp".into()), ..a };
         let id = run(move || engine.ingest(&note)).await?.map_err(|e| e.to_string())?;
         Ok(Json(IngestOut { id }))
     }
