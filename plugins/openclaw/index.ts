@@ -1,6 +1,7 @@
 /**
  * Cairn for OpenClaw. Every turn gets Cairn's context prepended (`before_prompt_build`), every finished turn is
- * captured (`agent_end`), bootstrap files follow the session (`agent:bootstrap`); plus the `cairn_search` and
+ * captured (`agent_end`), bootstrap files follow the session (`agent:bootstrap`), sub-agents inherit their task's
+ * context (`subagent_spawned`, `subagent_ended`); plus the `cairn_search` and
  * `cairn_ingest` tools, `/recall` and `/cairn` commands, and a service that starts `cairn serve` when none runs.
  */
 import { definePluginEntry, type OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
@@ -10,6 +11,7 @@ import { applyBootstrap, captureTurn, recallForTurn } from "./src/hooks.ts";
 import { checkHookPolicy } from "./src/policy.ts";
 import { createRuntime } from "./src/runtime.ts";
 import { createService } from "./src/service.ts";
+import { recordEnd, recordSpawn } from "./src/subagents.ts";
 import { createTools, TOOL_NAMES } from "./src/tools.ts";
 
 export const PLUGIN_ID = "cairn";
@@ -48,6 +50,27 @@ export default definePluginEntry({
         success: event.success,
         runId: event.runId ?? ctx.runId,
         sessionKey: ctx.sessionKey ?? ctx.sessionId,
+      }),
+    );
+    api.on("subagent_spawned", (event, ctx) =>
+      recordSpawn(rt, {
+        childSessionKey: event.childSessionKey ?? ctx.childSessionKey,
+        requesterSessionKey: ctx.requesterSessionKey,
+        runId: event.runId ?? ctx.runId,
+        agentId: event.agentId,
+        label: event.label,
+        mode: event.mode,
+      }),
+    );
+    api.on("subagent_ended", (event, ctx) =>
+      recordEnd(rt, {
+        targetSessionKey: event.targetSessionKey ?? ctx.childSessionKey,
+        targetKind: event.targetKind,
+        runId: event.runId ?? ctx.runId,
+        outcome: event.outcome,
+        reason: event.reason,
+        error: event.error,
+        endedAt: event.endedAt,
       }),
     );
     api.registerHook(

@@ -21,7 +21,7 @@ mod settings;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use commands::{completions, context, doctor, forget, graph, ingest, models, recall, route, serve};
+use commands::{completions, context, doctor, forget, graph, ingest, models, recall, route, serve, sessions};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -79,6 +79,8 @@ enum Command {
     Forget(forget::ForgetArgs),
     /// Check every part: store, index, model, vectors, routing, sessions, permissions, daemon, OpenClaw.
     Doctor(doctor::DoctorArgs),
+    /// Sessions with captured turns or sub-agent spawns, each with its parent and children.
+    Sessions(sessions::SessionsArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
     Completions(completions::CompletionsArgs),
     /// Evaluate retrieval or intent detection against labelled cases.
@@ -137,6 +139,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(args) => serve::mcp(args, &settings),
         Command::Forget(args) => forget::forget(args, &settings),
         Command::Doctor(args) => doctor::doctor(args, &settings),
+        Command::Sessions(args) => sessions::sessions(args, &settings),
         Command::Completions(_) => unreachable!("answered before the settings are resolved"),
         Command::Eval { command } => match command {
             EvalCommand::Retrieval(args) => recall::eval_retrieval(*args, &settings),

@@ -130,7 +130,12 @@ fn a_healthy_store_is_all_ok_but_the_daemon_and_json_says_the_same() {
         ["store", "index", "model", "vectors", "routing", "sessions", "permissions", "daemon", "openclaw"]
     );
     run.expect(0, &[("daemon", "warn")]);
-    assert!(run.line("store").contains("schema v5, integrity ok, 10 items"), "{}", run.out);
+    assert!(
+        run.line("store")
+            .contains(&format!("schema v{}, integrity ok, 10 items", cairn_store::SCHEMA_VERSION)),
+        "{}",
+        run.out
+    );
     assert!(run.line("vectors").contains("10 chunks embedded"), "{}", run.out);
     assert!(
         run.line("daemon").contains(&format!("not running: nothing answers at {}", d.addr)),

@@ -14,6 +14,10 @@ pub const CONTEXT_KEY: &str = "context";
 /// turn's previous turn in its session. Recall lets consecutive turns lend each other score.
 pub const PREVIOUS_KEY: &str = "previous";
 
+/// The [`Item::metadata`] key holding the session key of the session that spawned a sub-agent's
+/// turn: the graph links the turn to that session (`spawned_by`).
+pub const SPAWNED_BY_KEY: &str = "spawned_by";
+
 /// Longest context kept, in bytes: about a hundred tokens, at most half the 256-token window of small
 /// sentence embedders, so the item's own text always keeps most of the window.
 pub const MAX_CONTEXT_BYTES: usize = 512;
@@ -35,6 +39,22 @@ impl Item {
             self.metadata.remove(PREVIOUS_KEY);
         } else {
             self.metadata.insert(PREVIOUS_KEY.to_owned(), serde_json::Value::String(item_id.to_owned()));
+        }
+    }
+
+    /// The session key of the session that spawned this turn's sub-agent session (see
+    /// [`SPAWNED_BY_KEY`]), when it has one.
+    pub fn spawned_by(&self) -> Option<&str> {
+        self.metadata.get(SPAWNED_BY_KEY).and_then(|v| v.as_str()).filter(|s| !s.is_empty())
+    }
+
+    /// Records the session that spawned this turn's session (an empty key removes it).
+    pub fn set_spawned_by(&mut self, session_key: &str) {
+        if session_key.is_empty() {
+            self.metadata.remove(SPAWNED_BY_KEY);
+        } else {
+            self.metadata
+                .insert(SPAWNED_BY_KEY.to_owned(), serde_json::Value::String(session_key.to_owned()));
         }
     }
 

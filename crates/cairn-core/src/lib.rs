@@ -22,7 +22,7 @@ mod progress;
 mod scope;
 mod text;
 
-pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, PREVIOUS_KEY, context_of, embed_text};
+pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, PREVIOUS_KEY, SPAWNED_BY_KEY, context_of, embed_text};
 pub use hash::content_hash;
 pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
 pub use lane::{LaneReport, LaneStatus, Relevance};

@@ -135,6 +135,100 @@ pub struct TurnTrace {
     pub receipt: Option<Receipt>,
     /// Time per stage, in microseconds.
     pub micros: StageMicros,
+    /// A sub-agent session's task context (its parent, what the block held).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<TaskTrace>,
+}
+
+/// What a sub-agent's turn got from its parent session (the [`TurnTrace`]'s `subagent`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TaskTrace {
+    /// The parent's session key; `unknown` when no spawn of this session was recorded (the turn is
+    /// then served as any other).
+    pub parent: String,
+    /// The host's run id of the child.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// Whether the parent's audience narrowed the child's (the child of a shared session sees what
+    /// a shared audience may).
+    pub narrowed: bool,
+    /// Tokens of the `<cairn-task-context>` block (0: none).
+    pub tokens: usize,
+    /// The parent's turns it shows.
+    pub turns: usize,
+    /// The chunks recalled for the task that it shows.
+    pub hits: Vec<String>,
+    /// The intent whose pack the parent had active, offered to the child's routing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_intent: Option<String>,
+}
+
+/// A sub-agent spawn as the host reports it (`POST /v1/subagents`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentSpawn {
+    /// The session that spawned the child.
+    pub parent_session_key: String,
+    /// The child's session key (it must classify as a sub-agent session).
+    pub child_session_key: String,
+    /// The host's run id.
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// The agent the child runs as.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// The host's label for the run.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The host's spawn mode (`run`, `session`).
+    #[serde(default)]
+    pub mode: Option<String>,
+}
+
+/// A sub-agent's end as the host reports it (`POST /v1/subagents/ended`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentEnded {
+    /// The child's session key.
+    pub child_session_key: String,
+    /// The host's run id.
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// `ok`, `error`, `timeout`, `killed`, `reset`, `deleted`.
+    #[serde(default)]
+    pub outcome: Option<String>,
+    /// The host's reason.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The error the child ended with.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// When it ended (ms since the epoch; default: now).
+    #[serde(default)]
+    pub ended_at: Option<Millis>,
+}
+
+/// One session as `cairn sessions` lists it: what was captured of it and its sub-agent relations.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionSummary {
+    /// The session key.
+    pub key: String,
+    /// Its kind (`main_session`, `group_chat`, `subagent`, …).
+    pub kind: String,
+    /// Turns captured.
+    pub turns: u64,
+    /// When its last turn was captured (ms since the epoch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<Millis>,
+    /// The session that spawned it (sub-agents).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The sub-agent sessions it spawned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
+    /// Its spawn record (sub-agents).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spawn: Option<cairn_store::SubagentLink>,
 }
 
 /// Routing part of a [`TurnTrace`].

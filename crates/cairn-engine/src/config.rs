@@ -52,6 +52,10 @@ pub struct ContextSettings {
     pub modest_relevance: f32,
     /// Entries of a block whose best relevance is below `modest_relevance`.
     pub modest_items: usize,
+    /// Token budget of a sub-agent's `<cairn-task-context>` block (inside the turn's budget).
+    pub task_budget: usize,
+    /// The parent's last turns a sub-agent's task context shows.
+    pub task_turns: usize,
 }
 
 impl Default for ContextSettings {
@@ -68,6 +72,8 @@ impl Default for ContextSettings {
             format: o.format,
             modest_relevance: 0.75,
             modest_items: 3,
+            task_budget: 800,
+            task_turns: 5,
         }
     }
 }

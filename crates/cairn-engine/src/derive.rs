@@ -75,6 +75,8 @@ impl Engine {
     /// [`Engine::refresh_derived`], the next harvest or reindex). A daemon captures through
     /// [`Engine::capture_batch`].
     pub fn capture(&self, turn: &TurnInput) -> Result<CaptureOutcome> {
+        let linked = self.for_capture(turn);
+        let turn = linked.as_ref().unwrap_or(turn);
         let mut writer = self.writer()?;
         let outcome = cairn_ingest::capture(&mut *writer, &self.cfg.capture, turn, now_ms())?;
         if matches!(outcome, CaptureOutcome::Stored { .. }) {
@@ -146,6 +148,10 @@ impl Engine {
         &self,
         turns: &[cairn_ingest::TurnInput],
     ) -> (Vec<std::result::Result<CaptureOutcome, Error>>, Result<SyncReport>) {
+        // A sub-agent's turns are stored as its task and name the session that spawned it (read before
+        // the writer is taken).
+        let linked: Vec<Option<cairn_ingest::TurnInput>> =
+            turns.iter().map(|t| self.for_capture(t)).collect();
         let mut writer = match self.writer() {
             Ok(w) => w,
             Err(e) => {
@@ -157,7 +163,11 @@ impl Engine {
         let now = now_ms();
         let outcomes = turns
             .iter()
-            .map(|t| cairn_ingest::capture(&mut *writer, &self.cfg.capture, t, now).map_err(Error::from))
+            .zip(&linked)
+            .map(|(t, l)| {
+                let t = l.as_ref().unwrap_or(t);
+                cairn_ingest::capture(&mut *writer, &self.cfg.capture, t, now).map_err(Error::from)
+            })
             .collect();
         let sync = self.sync_locked(&writer);
         (outcomes, sync)

@@ -84,6 +84,10 @@ impl Engine {
         out.items.dedup();
         if !req.dry_run {
             self.remove(&mut writer, &out.items, "forget")?;
+            // A sub-agent's spawn record holds its task: it goes with the session.
+            if let Some(session) = &req.session {
+                writer.remove_subagent(session)?;
+            }
         }
         Ok(out)
     }

@@ -57,12 +57,14 @@ mod queue;
 mod scope;
 mod session;
 mod source;
+mod subagents;
 mod turn;
 mod vectors;
 
 pub use api::{
     BootstrapFile, BootstrapResult, Caller, ContextQuery, GraphChoice, IngestNote, IntentView, RouteTrace,
-    SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note,
+    SessionSummary, SessionView, StageMicros, SubagentEnded, SubagentSpawn, TaskTrace, TurnRequest,
+    TurnResponse, TurnTrace, fallback_note,
 };
 pub use bootstrap::CONTEXT_FILE;
 pub use config::{

@@ -11,11 +11,11 @@ use crate::open::Engine;
 
 impl Engine {
     /// The scope of `caller`, restricted to `project` when given: a session sees private memory only
-    /// when its key classifies as the owner's (an unshared audience); the owner always does; anyone
-    /// else sees public memory only.
+    /// when its key classifies as the owner's (an unshared audience) and, for a sub-agent, so does the
+    /// session that spawned it; the owner always does; anyone else sees public memory only.
     pub fn scope_for(&self, caller: Caller<'_>, project: Option<String>) -> Scope {
         let allow_private = match caller {
-            Caller::Session(key) => !self.classify(key).audience_shared,
+            Caller::Session(key) => self.session_private(key),
             Caller::Owner => true,
             Caller::Public => false,
         };
@@ -56,7 +56,7 @@ impl Engine {
     /// session, else the configured default.
     pub fn audience_for(&self, caller: Caller<'_>) -> Option<Audience> {
         match caller {
-            Caller::Session(key) if self.classify(key).audience_shared => Some(Audience::Public),
+            Caller::Session(key) if !self.session_private(key) => Some(Audience::Public),
             _ => None,
         }
     }

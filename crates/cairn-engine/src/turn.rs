@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use cairn_assemble::Assembly;
 use cairn_core::{Hit, Millis, now_ms, prefix, prefix_words};
-use cairn_route::{EntitySummary, Outcome};
+use cairn_route::{EntitySummary, Outcome, SessionType};
 
 use crate::Result;
 use crate::api::{IntentView, RouteTrace, SessionView, TurnRequest, TurnResponse, TurnTrace, fallback_note};
@@ -38,8 +38,23 @@ impl Engine {
         let now = req.now_ms.unwrap_or_else(now_ms);
         let budget = req.budget.unwrap_or(self.cfg.context.budget);
         let info = self.classify(&req.session_key);
-        let session = SessionView::of(&info, req.project.clone());
+        let mut session = SessionView::of(&info, req.project.clone());
         let prompt = prefix_words(&req.prompt, self.cfg.max_prompt_bytes);
+        // A sub-agent sees no more than the session that spawned it; the host's markers in its prompt
+        // (`[Subagent Task]`) are not what it is about.
+        let subagent = info.session_type == SessionType::Subagent;
+        let stripped;
+        let prompt = if subagent {
+            stripped = crate::subagents::task_text(prompt);
+            stripped.as_str()
+        } else {
+            prompt
+        };
+        let link = if subagent { self.subagent(&req.session_key) } else { None };
+        let narrowed = link.is_some() && !self.session_private(&req.session_key);
+        if narrowed {
+            session.audience = cairn_core::Audience::Public;
+        }
         let mut trace = TurnTrace {
             turn_id: req.turn_id.clone(),
             session_reason: info.reason.clone(),
@@ -48,6 +63,38 @@ impl Engine {
             prompt_truncated: prompt.len() < req.prompt.len(),
             ..Default::default()
         };
+
+        // A sub-agent's task context, first: it comes out of the turn's budget.
+        let task = match &link {
+            Some(link) => {
+                let task = match &link.task {
+                    Some(t) => t.clone(),
+                    None => {
+                        // The child's first prompt is its task (the host sends it as `[Subagent Task]`).
+                        if let Err(e) = self.side().and_then(|mut s| {
+                            s.set_subagent_task(&req.session_key, prompt).map_err(crate::Error::from)
+                        }) {
+                            trace.warnings.push(format!("task of the sub-agent not recorded: {e}"));
+                        }
+                        prompt.to_owned()
+                    }
+                };
+                let room = self.cfg.context.task_budget.min(budget / 2);
+                let block = self.task_context(link, &task, &session.scope(), room, now);
+                let mut t = block.trace;
+                t.narrowed = narrowed;
+                trace.subagent = Some(t);
+                block.text
+            }
+            None => {
+                if subagent {
+                    trace.subagent =
+                        Some(crate::api::TaskTrace { parent: "unknown".into(), ..Default::default() });
+                }
+                String::new()
+            }
+        };
+        let task_tokens = if task.is_empty() { 0 } else { self.tokenizer.count(&task) + 1 };
 
         // Recall.
         let t = Instant::now();
@@ -71,10 +118,19 @@ impl Engine {
             entry.turns += 1;
             trace.turn = entry.turns;
             routing.router.as_ref().map(|router| {
-                let input = cairn_route::TurnInput::new(prompt)
+                let mut input = cairn_route::TurnInput::new(prompt)
                     .session_key(&req.session_key)
                     .entities(&entities)
-                    .at(now);
+                    .at(now)
+                    .shared(narrowed);
+                // A sub-agent's first turns follow its parent's active pack (the router still checks
+                // the pack's scope against the child's audience).
+                let parent_intent = link.as_ref().and_then(|l| l.parent_intent.as_deref());
+                if entry.sticky.is_none()
+                    && let Some(intent) = parent_intent
+                {
+                    input = input.previous_intent(intent);
+                }
                 router.decide(&input, &mut OneSession { key: &req.session_key, entry })
             })
         });
@@ -90,6 +146,7 @@ impl Engine {
         let mut pack_block = decision.as_ref().and_then(|d| d.pack_block.clone()).unwrap_or_default();
         let mut intent = intent;
         let mut pack_tokens = self.tokenizer.count(&pack_block);
+        let budget = budget.saturating_sub(task_tokens);
         if pack_tokens > budget {
             intent.reason =
                 format!("{}; pack of {pack_tokens} tokens exceeds the budget of {budget}", intent.reason);
@@ -142,6 +199,18 @@ impl Engine {
         }
         trace.pack_tokens = pack_tokens;
         trace.memory_tokens = tokens.saturating_sub(pack_tokens);
+        if !task.is_empty() {
+            let joined = if prepend.is_empty() { task.clone() } else { format!("{task}\n\n{prepend}") };
+            let n = self.tokenizer.count(&joined);
+            if n <= budget + task_tokens {
+                prepend = joined;
+                tokens = n;
+            } else if let Some(t) = trace.subagent.as_mut() {
+                t.tokens = 0;
+                t.hits.clear();
+                t.turns = 0;
+            }
+        }
         let fallback = fallback_reason.is_some() && prepend.contains("<cairn-fallback>");
         trace.fallback_reason = fallback_reason;
         trace.micros.total = started.elapsed().as_micros() as u64;

@@ -358,6 +358,17 @@ pub fn extract(item: &Item, chunks: &[Chunk], vocab: &Vocabulary) -> GraphRows {
             format!("turn of session `{session_key}`"),
             item.provenance.clone(),
         );
+        if let Some(parent) = item.spawned_by() {
+            let id = session_id(parent);
+            b.entity(id.clone(), node::SESSION, parent);
+            b.edge(
+                id,
+                edge::SPAWNED_BY,
+                0.8,
+                format!("turn of sub-agent session `{session_key}`, spawned by `{parent}`"),
+                item.provenance.clone(),
+            );
+        }
     }
 
     // Body: links and mentions, line by line.

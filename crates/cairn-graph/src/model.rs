@@ -18,6 +18,8 @@ pub mod edge {
     pub const RELATED: &str = "related";
     /// A contact note describes a person (or a place note a place).
     pub const DESCRIBES: &str = "describes";
+    /// A sub-agent's turn was spawned by a session (the turn → the parent's session node).
+    pub const SPAWNED_BY: &str = "spawned_by";
 }
 
 /// Entity node types (item nodes use the item kind: `file`, `turn`, `fact`, ...).

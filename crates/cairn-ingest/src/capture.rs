@@ -13,6 +13,7 @@ use crate::{Error, Result};
 pub const DEFAULT_STRIP_TAGS: &[&str] = &[
     "cairn-context",
     "cairn-fallback",
+    "cairn-task-context",
     "pack-context",
     "graphiti-context",
     "graphiti-fallback",
@@ -89,6 +90,10 @@ pub struct TurnInput {
     /// Audience of the session (`public` or `private`).
     #[serde(default)]
     pub audience: Option<Audience>,
+    /// The session that spawned this turn's (sub-agent) session. Set by the engine from its spawn
+    /// records, never read from a request.
+    #[serde(skip)]
+    pub spawned_by: Option<String>,
 }
 
 /// What capture did with a turn.
@@ -357,6 +362,9 @@ pub fn capture(
     if let Some(prev) = store.previous_turn(&input.session_key, ts, &turn_id)? {
         item.set_context(&prev.text);
         item.set_previous(&prev.id);
+    }
+    if let Some(parent) = &input.spawned_by {
+        item.set_spawned_by(parent);
     }
     let record = TurnRecord {
         session_key: input.session_key.clone(),

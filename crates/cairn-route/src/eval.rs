@@ -116,6 +116,7 @@ pub fn evaluate(router: &Router, cases: &[EvalCase], now: Millis) -> EvalReport 
             entities: &c.entities,
             previous_intent: c.previous_intent.as_deref(),
             now,
+            shared: false,
         };
         let d = router.decide(&input, &mut state);
         let expected = label(c.expected.as_deref());

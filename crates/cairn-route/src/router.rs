@@ -43,12 +43,15 @@ pub struct TurnInput<'a> {
     pub previous_intent: Option<&'a str>,
     /// The current time (ms since the epoch), for sticky expiry.
     pub now: Millis,
+    /// Serve the turn as a shared audience whatever its key says (a sub-agent of a shared session):
+    /// only ever narrows.
+    pub shared: bool,
 }
 
 impl<'a> TurnInput<'a> {
     /// A turn with only a prompt, at time 0.
     pub fn new(prompt: &'a str) -> Self {
-        TurnInput { prompt, session_key: None, entities: &[], previous_intent: None, now: 0 }
+        TurnInput { prompt, session_key: None, entities: &[], previous_intent: None, now: 0, shared: false }
     }
 
     /// Sets the session key.
@@ -72,6 +75,12 @@ impl<'a> TurnInput<'a> {
     /// Sets the current time.
     pub fn at(mut self, now: Millis) -> Self {
         self.now = now;
+        self
+    }
+
+    /// Serves the turn as a shared audience (see [`TurnInput::shared`]).
+    pub fn shared(mut self, shared: bool) -> Self {
+        self.shared = shared;
         self
     }
 }
@@ -374,6 +383,15 @@ impl Router {
                 trace.push("session: none given; owner audience".to_owned());
                 (None, false)
             }
+        };
+        let shared = if input.shared && !shared {
+            trace.push(
+                "served as a shared audience (spawned by a shared session): private packs are never injected"
+                    .to_owned(),
+            );
+            true
+        } else {
+            shared
         };
 
         stage.set("detection");

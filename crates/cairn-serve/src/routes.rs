@@ -38,6 +38,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/intent"),
     ("post", "/v1/context"),
     ("post", "/v1/forget"),
+    ("post", "/v1/subagents"),
+    ("post", "/v1/subagents/ended"),
 ];
 
 type Shared = State<Arc<AppState>>;
@@ -58,6 +60,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/intent", post(intent))
         .route("/v1/context", post(context))
         .route("/v1/forget", post(forget))
+        .route("/v1/subagents", post(subagent_spawned))
+        .route("/v1/subagents/ended", post(subagent_ended))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
         .layer(middleware::from_fn_with_state(state.clone(), crate::guard::guard))
@@ -434,6 +438,32 @@ async fn forget(State(state): Shared, ApiJson(body): ApiJson<ForgetBody>) -> Res
     let engine = state.engine.clone();
     let f = blocking(state.request_timeout(), "forget", move || engine.forget(&req, &scope)).await??;
     Ok(axum::Json(serde_json::to_value(&f).map_err(ApiError::internal)?))
+}
+
+/// Records a sub-agent spawn: the child's turns then get its task's context from the parent, never
+/// seeing more than the parent may.
+async fn subagent_spawned(
+    State(state): Shared,
+    ApiJson(body): ApiJson<cairn_engine::SubagentSpawn>,
+) -> Result<Response, ApiError> {
+    require("parent_session_key", &body.parent_session_key)?;
+    require("child_session_key", &body.child_session_key)?;
+    let engine = state.engine.clone();
+    let link = blocking(state.request_timeout(), "subagents", move || engine.spawned(&body)).await??;
+    let v = serde_json::to_value(&link).map_err(ApiError::internal)?;
+    Ok((StatusCode::CREATED, axum::Json(v)).into_response())
+}
+
+/// Records how a sub-agent ended and links its captured turns to its parent.
+async fn subagent_ended(
+    State(state): Shared,
+    ApiJson(body): ApiJson<cairn_engine::SubagentEnded>,
+) -> Result<Json, ApiError> {
+    require("child_session_key", &body.child_session_key)?;
+    let engine = state.engine.clone();
+    let known =
+        blocking(state.request_timeout(), "subagents", move || engine.subagent_ended(&body)).await??;
+    Ok(axum::Json(json!({ "known": known })))
 }
 
 #[derive(Debug, Deserialize)]

@@ -511,3 +511,56 @@ async fn serves_on_a_unix_socket() {
     d.stop().await;
     assert!(!sock.exists(), "the socket file is removed at shutdown");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_of_a_group_gets_its_task_context_in_the_groups_view() {
+    let dir = setup();
+    let d = TestDaemon::start(dir.path(), options()).await;
+    let group = "agent:main:telegram:group:-100123";
+    let child = "agent:main:subagent:5b1e";
+    let task = "[Subagent Task] Book a table for dinner at the restaurant bistro, and where does the alert queue live?";
+
+    // Bad spawns are refused with what is wrong.
+    let (s, v) = d
+        .post("/v1/subagents", &json!({"parent_session_key": group, "child_session_key": "agent:main:main"}))
+        .await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("not a sub-agent session key"), "{v}");
+    let (s, v) = d.post("/v1/subagents", &json!({"child_session_key": child})).await;
+    assert_eq!(s, 400, "{v}");
+
+    let (s, v) = d
+        .post(
+            "/v1/subagents",
+            &json!({"parent_session_key": group, "child_session_key": child, "run_id": "r-9", "label": "booking"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    assert_eq!((v["parent"].as_str(), v["run_id"].as_str()), (Some(group), Some("r-9")));
+
+    // The owner's view of the same task (an unlinked sub-agent) holds the private note and pack.
+    let v = d.turn("agent:main:subagent:unlinked", task).await;
+    let text = v["prepend_context"].as_str().unwrap();
+    assert!(text.contains("Zanzibar") && text.contains("<pack-context"), "{text}");
+    assert_eq!(v["trace"]["subagent"]["parent"], "unknown");
+
+    let v = d.turn(child, task).await;
+    let text = v["prepend_context"].as_str().unwrap();
+    assert!(text.starts_with("<cairn-task-context parent=\""), "{text}");
+    assert!(text.contains("Alert queue"), "public memory reaches the child: {text}");
+    assert!(!text.contains("Zanzibar"), "private memory leaked to a group's sub-agent: {text}");
+    assert!(!text.contains("<pack-context"), "private pack leaked to a group's sub-agent: {text}");
+    assert_eq!(v["session"]["audience"], "public");
+    assert_eq!(v["trace"]["subagent"]["parent"], group);
+    assert_eq!(v["trace"]["subagent"]["narrowed"], true);
+    // Its search is the group's view too.
+    let (_, v) = d.post("/v1/search", &json!({"query": "restaurant dinner", "session_key": child})).await;
+    assert!(v["hits"].as_array().unwrap().iter().all(|h| h["id"] != "fact:trattoria"), "{v}");
+
+    let (s, v) = d.post("/v1/subagents/ended", &json!({"child_session_key": child, "outcome": "ok"})).await;
+    assert_eq!((s, &v["known"]), (200, &json!(true)), "{v}");
+    let (s, v) =
+        d.post("/v1/subagents/ended", &json!({"child_session_key": "agent:main:subagent:none"})).await;
+    assert_eq!((s, &v["known"]), (200, &json!(false)), "{v}");
+    d.stop().await;
+}

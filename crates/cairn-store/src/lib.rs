@@ -28,12 +28,14 @@ mod graph;
 mod migrate;
 mod serving;
 mod sqlite;
+mod subagents;
 
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER, RawGraphEdge, RawGraphNode};
 pub use migrate::SCHEMA_VERSION;
 pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;
+pub use subagents::{SubagentEnd, SubagentLink};
 
 use std::collections::BTreeMap;
 

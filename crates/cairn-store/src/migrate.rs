@@ -13,6 +13,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_vectors.sql"),
     include_str!("../migrations/0004_graph.sql"),
     include_str!("../migrations/0005_session_state.sql"),
+    include_str!("../migrations/0006_subagents.sql"),
 ];
 
 /// The schema version this build writes.

@@ -35,6 +35,26 @@ export interface CaptureMessage {
   content: string | { type: "text"; text: string }[];
 }
 
+/** `POST /v1/subagents` body. */
+export interface SubagentSpawn {
+  parent_session_key: string;
+  child_session_key: string;
+  run_id?: string;
+  agent_id?: string;
+  label?: string;
+  mode?: string;
+}
+
+/** `POST /v1/subagents/ended` body. */
+export interface SubagentEnded {
+  child_session_key: string;
+  run_id?: string;
+  outcome?: string;
+  reason?: string;
+  error?: string;
+  ended_at?: number;
+}
+
 /** `POST /v1/capture` body. */
 export interface CaptureRequest {
   session_key: string;
@@ -211,6 +231,16 @@ export class CairnClient {
     session_key: string;
   }) {
     return this.request<{ id: string }>("POST", "/v1/ingest", body);
+  }
+
+  /** `POST /v1/subagents`: a sub-agent was spawned; its turns get their task's context from the parent. */
+  subagentSpawned(body: SubagentSpawn) {
+    return this.request<Record<string, unknown>>("POST", "/v1/subagents", body);
+  }
+
+  /** `POST /v1/subagents/ended`: a sub-agent ended; its turns are linked to the parent. */
+  subagentEnded(body: SubagentEnded) {
+    return this.request<{ known: boolean }>("POST", "/v1/subagents/ended", body);
   }
 
   /** `POST /v1/intent`: routing dry run. */

@@ -25,7 +25,8 @@ export async function statusCommand(rt: Runtime): Promise<string> {
     `Cairn daemon: ${rt.cfg.baseUrl}`,
     `Plugin: turns ${s.turns}, injected ${s.injected}, packs ${s.packs}, fallbacks ${s.fallbacks}, ` +
       `captures ${s.captures} (duplicates ${s.captureDuplicates}, skipped ${s.capturesSkipped}, errors ${s.captureErrors}), ` +
-      `bootstraps ${s.bootstraps} (errors ${s.bootstrapErrors}), debug ${rt.debug ? "on" : "off"}`,
+      `bootstraps ${s.bootstraps} (errors ${s.bootstrapErrors}), sub-agents ${s.subagents} (errors ${s.subagentErrors}), ` +
+      `debug ${rt.debug ? "on" : "off"}`,
   ];
   if (s.lastTurn) {
     const t = s.lastTurn;

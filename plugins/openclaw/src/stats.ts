@@ -10,6 +10,8 @@ export interface Stats {
   capturesSkipped: number;
   bootstraps: number;
   bootstrapErrors: number;
+  subagents: number;
+  subagentErrors: number;
   lastError?: string;
   lastTurn?: { sessionKey: string; tokens: number; pack: string | null; fallback: boolean; reason: string };
 }
@@ -27,5 +29,7 @@ export function newStats(): Stats {
     capturesSkipped: 0,
     bootstraps: 0,
     bootstrapErrors: 0,
+    subagents: 0,
+    subagentErrors: 0,
   };
 }

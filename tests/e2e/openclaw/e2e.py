@@ -35,6 +35,8 @@ PRIVPACK = "PRIVPACK-8D2N"  # private pack ledger_review
 AGENTSMARK = "AGENTSMARK-5T8W"  # workspace AGENTS.md
 EDITMARK = "KILNMARK-9Q4Z"  # a memory file written while the gateway runs
 FACT = "QUILLFEATHER-8812"  # only ever said by the mock model, in turn 1's reply
+ERRAND = "how often the orchid greenhouse is watered"  # the task the mock model gives the sub-agent it spawns
+CHILDFACT = "VALVE-5521"  # only ever said by the mock model, in the sub-agent's reply
 FALLBACK_TAG = "<cairn-fallback>"
 NO_ACCESS_SETTING = "plugins.entries.cairn.hooks.allowConversationAccess"
 
@@ -154,7 +156,14 @@ class Env:
             f'workspace = "{self.ws}"\n'
             f'[route]\nconfig_dir = "{self.cfgdir}"\n'
         )
+        # The first trigger found in a request's user messages (the whole conversation) picks the reply.
         self.replies.write_text(json.dumps({
+            # The sub-agent's task (first: the child's request must not spawn again).
+            ERRAND: f"Errand done: the greenhouse misting valve code is {CHILDFACT}.",
+            # The parent spawns a sub-agent with a task about the greenhouse (core tools sit behind tool search
+            # too, so the model calls them through OpenClaw's tool_call).
+            "delegate the greenhouse errand": {"tool": "tool_call", "arguments": {"id": "sessions_spawn", "args": {
+                "task": f"Find out {ERRAND}.", "label": "greenhouse"}}},
             "hybrid orchid": f"The new hybrid orchid is registered as {FACT}.",
             # The model calls cairn_search through OpenClaw's tool_call (plugin tools sit behind tool search).
             "supplier invoice ledger": {"tool": "tool_call", "arguments": {
@@ -345,6 +354,42 @@ def scenario(env):
     g = env.agent(owner_dm, "What is the pottery kiln firing schedule code?", cfg, "g", gateway_env=gw)
     check(EDITMARK in (block(g["user"], "cairn-context") or ""),
           f"(g) a memory file saved during the run ({EDITMARK}) is in the next turn's <cairn-context>")
+
+    # (h) a sub-agent: the model spawns one with `sessions_spawn`; the plugin records the spawn, the child's first
+    # model request carries a <cairn-task-context> block with the parent's memory and last turns, and once the
+    # child's turn is captured the parent's next turn recalls what the child found.
+    # Its own owner session, so no later turn's conversation holds the spawning prompt; a first turn there gives
+    # the parent a last turn to pass on.
+    parent = "agent:main:direct:1001"
+    env.agent(parent, "What is the new hybrid orchid called?", cfg, "h0", gateway_env=gw)
+    before = len(env.requests())
+    h = env.agent(parent, "Please delegate the greenhouse errand to a sub-agent.", cfg, "h", gateway_env=gw)
+    check(h["rc"] == 0, "(h) the parent's turn that spawned a sub-agent completed")
+
+    def child_request():
+        for q in env.requests()[before:]:
+            said = "\n".join(text_of(m.get("content")) for m in q.get("messages", []) if m.get("role") == "user")
+            bare = re.sub(r"<(cairn-context|cairn-task-context|pack-context)\b.*?</\1>", "", said, flags=re.S)
+            if ERRAND in bare and "delegate the greenhouse errand" not in bare:
+                return said
+        return None
+
+    said = wait_for(child_request, "the sub-agent's first model request", timeout=120)
+    (env.root / "subagent-request.txt").write_text(said)
+    task_ctx = block(said, "cairn-task-context") or ""
+    check(task_ctx != "", "(h) the sub-agent's model request has a <cairn-task-context> block")
+    check(PUBMEM in task_ctx, f"(h) the task context holds the parent's memory about the task ({PUBMEM})")
+    check(FACT in task_ctx, f"(h) the task context holds the parent's last turns ({FACT} from turn (a))")
+    sessions = json.loads(env.cairn("sessions", "--json").stdout)
+    child = next((s for s in sessions if s.get("parent") == parent), None)
+    check(child is not None and child["kind"] == "subagent", f"(h) cairn sessions lists the sub-agent under {parent}")
+    wait_for(lambda: any(CHILDFACT in json.dumps(h) for h in http_json(
+        "POST", f"{env.base_url}/v1/search", {"query": "greenhouse misting valve code", "k": 5,
+                                               "session_key": owner_dm}, token=token)["hits"]),
+        "the sub-agent's captured turn to become searchable", timeout=60)
+    h2 = env.agent(owner_dm, "What misting valve code did the sub-agent report?", cfg, "h2", gateway_env=gw)
+    check(CHILDFACT in (block(h2["user"], "cairn-context") or ""),
+          f"(h) the parent's next turn recalls what the sub-agent found ({CHILDFACT})")
 
     # (b) a non-matching prompt (fresh session, so nothing sticky): no pack.
     b = env.agent(f"agent:main:telegram:direct:1001:thread:b{run_id}", "What is the capital of France?", cfg, "b",

@@ -17,7 +17,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-INJECTED = re.compile(r"<(cairn-context|pack-context|cairn-fallback)\b.*?</\1>", re.S)
+INJECTED = re.compile(r"<(cairn-context|cairn-task-context|pack-context|cairn-fallback)\b.*?</\1>", re.S)
 
 
 def text_of(content):

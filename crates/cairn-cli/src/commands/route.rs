@@ -150,6 +150,7 @@ pub(crate) fn intent_test(args: IntentTestArgs, settings: &Settings) -> anyhow::
         entities: &entities,
         previous_intent: args.previous_intent.as_deref(),
         now: cairn_core::now_ms(),
+        shared: false,
     };
     let decision = router.decide(&input, &mut SessionState::default());
     if args.json {
