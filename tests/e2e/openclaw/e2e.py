@@ -291,9 +291,11 @@ def start_gateway(env):
     `openclaw agent --local`, which loads every plugin again per run)."""
     daemon_url = f"http://127.0.0.1:{free_port()}"
     gw_cfg = env.openclaw_config(True)
+    # The plugin starts the daemon with the token it is configured with (passed as `CAIRN_SERVE__TOKEN`).
+    env.serve_token = uuid.uuid4().hex
     gw_cfg["plugins"]["entries"]["cairn"]["config"] = {
         "baseUrl": daemon_url, "autoStart": True, "cairnBin": env.args.cairn, "configPath": str(env.cairn_toml),
-        "dataDir": str(env.root / "data"), "timeoutMs": 3000, "debug": True,
+        "dataDir": str(env.root / "data"), "timeoutMs": 3000, "debug": True, "token": env.serve_token,
     }
     gw_path = env.home / "openclaw-gateway.json"
     gw_path.write_text(json.dumps(gw_cfg, indent=2))
@@ -330,8 +332,14 @@ def scenario(env):
 
     # (e) the finished turn was captured: its fact becomes searchable, then is recalled on the next turn,
     # without turn 1's injected blocks.
-    # The daemon the plugin started generated its token into the data dir; local clients read it there.
-    token = (env.root / "data" / "serve.token").read_text().strip()
+    token = env.serve_token
+    check(http_json("GET", f"{env.base_url}/v1/status", token=token).get("store") is not None,
+          "(service) the daemon the plugin started answers with the plugin's configured token")
+    try:
+        http_json("GET", f"{env.base_url}/v1/status", token="wrong")
+        check(False, "(service) the daemon refuses a wrong token")
+    except urllib.error.HTTPError as e:
+        check(e.code == 401, "(service) the daemon refuses a wrong token (401)")
     wait_for(lambda: any(FACT in json.dumps(h) for h in http_json(
         "POST", f"{env.base_url}/v1/search", {"query": FACT, "k": 5, "session_key": owner_dm}, token=token)["hits"]),
         "the captured turn to become searchable", timeout=30)
