@@ -21,7 +21,9 @@ mod settings;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use commands::{completions, context, doctor, forget, graph, ingest, models, recall, route, serve, sessions};
+use commands::{
+    boundary, completions, context, doctor, forget, graph, ingest, models, recall, route, serve, sessions,
+};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -83,6 +85,11 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
     Completions(completions::CompletionsArgs),
+    /// The public/private boundary: audit a tree before it is published.
+    Boundary {
+        #[command(subcommand)]
+        command: boundary::BoundaryCommand,
+    },
     /// Evaluate retrieval or intent detection against labelled cases.
     Eval {
         #[command(subcommand)]
@@ -119,6 +126,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Command::Completions(args) = &cli.command {
         return completions::completions(args, Cli::command());
     }
+    // Nor does an audit of a tree: it reads only the files it is given.
+    if let Command::Boundary { command } = cli.command {
+        return boundary::boundary(command);
+    }
     let settings = Settings::resolve(&cli.global)?;
     match cli.command {
         Command::Init(args) => ingest::init(args),
@@ -140,7 +151,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Forget(args) => forget::forget(args, &settings),
         Command::Doctor(args) => doctor::doctor(args, &settings),
         Command::Sessions(args) => sessions::sessions(args, &settings),
-        Command::Completions(_) => unreachable!("answered before the settings are resolved"),
+        Command::Completions(_) | Command::Boundary { .. } => {
+            unreachable!("answered before the settings are resolved")
+        }
         Command::Eval { command } => match command {
             EvalCommand::Retrieval(args) => recall::eval_retrieval(*args, &settings),
             EvalCommand::Intents(args) => route::eval_intents(args, &settings),

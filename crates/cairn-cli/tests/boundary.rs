@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
-/// Stage crates, as Rust paths.
+/// Stage crates (and the tools beside them), as Rust paths.
 const STAGES: &[&str] = &[
     "cairn_assemble",
+    "cairn_boundary",
     "cairn_embed",
     "cairn_graph",
     "cairn_ingest",
@@ -35,6 +36,8 @@ const ALLOWED: &[(&str, &str)] = &[
     ("commands/graph.rs", "cairn_graph"),
     // `cairn models`: install and list embedding models.
     ("commands/models.rs", "cairn_embed"),
+    // `cairn boundary audit`: a repository's files against the lists and a private overlay, no store.
+    ("commands/boundary.rs", "cairn_boundary"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

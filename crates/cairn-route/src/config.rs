@@ -65,6 +65,11 @@ pub(crate) struct Pack {
     pub primary_md: String,
     /// Rendered as a composed section.
     pub composed_md: String,
+    /// The pack file (resolved inside the config directory).
+    pub path: PathBuf,
+    /// The pack's prose as written, one entry per non-empty line: title, description, domain context,
+    /// compliance rules, step descriptions (empty for a disabled pack).
+    pub text: Vec<String>,
 }
 
 /// One `inject_additional` entry.
@@ -661,6 +666,8 @@ fn compile_packs(raw: &RawConfig, v: &mut Validator) -> Vec<Pack> {
             enabled: e.enabled,
             primary_md: String::new(),
             composed_md: String::new(),
+            path: full.clone(),
+            text: Vec::new(),
         };
         if e.enabled {
             if !full.is_file() {
@@ -688,6 +695,7 @@ fn compile_packs(raw: &RawConfig, v: &mut Validator) -> Vec<Pack> {
                     }
                     pack.primary_md = render::primary_section(&file);
                     pack.composed_md = render::composed_section(&file, e.mode.as_deref());
+                    pack.text = prose_lines(&file);
                 }
                 Err((message, line)) => {
                     v.issues.push(Issue { file: full, field: "(pack file)".into(), line, message });
@@ -698,6 +706,21 @@ fn compile_packs(raw: &RawConfig, v: &mut Validator) -> Vec<Pack> {
         packs.push(pack);
     }
     packs
+}
+
+/// The prose of a pack file, line by line, trimmed, empty lines dropped.
+fn prose_lines(file: &PackFile) -> Vec<String> {
+    let steps = file.steps.iter().filter_map(|s| s.description.as_deref());
+    [file.title.as_deref(), Some(file.description.as_str()), Some(file.domain_context.as_str())]
+        .into_iter()
+        .chain([file.compliance_rules.as_deref()])
+        .flatten()
+        .chain(steps)
+        .flat_map(str::lines)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn compile_sessions(doc: Option<&Doc<SessionsFile>>, v: &mut Validator) -> SessionsConfig {

@@ -14,7 +14,9 @@
 //!   follow-up, one-level composition, the `<pack-context ...>` block and a trace. It never
 //!   fails: errors and panics give "no pack" and the error in the trace (P6).
 //! - [`audit`], [`evaluate`] and [`InjectionMonitor`] are the offline tools behind
-//!   `cairn rules audit`, `cairn eval intents` and `cairn rules monitor`.
+//!   `cairn rules audit`, `cairn eval intents` and `cairn rules monitor`;
+//!   [`RouteConfig::vocabulary`] lists what a config would give away if published, for
+//!   `cairn boundary audit`.
 //!
 //! ```
 //! use cairn_route::{EntitySummary, Router, SessionState, TurnInput};
@@ -54,6 +56,7 @@ mod schema;
 mod session;
 mod sticky;
 mod text;
+mod vocabulary;
 
 #[cfg(test)]
 mod tests;
@@ -68,3 +71,4 @@ pub use router::{
 };
 pub use session::{SessionInfo, SessionType, SessionsConfig, classify_session};
 pub use sticky::{SessionState, StickyEntry, StickyStore};
+pub use vocabulary::{PackText, Vocabulary};

@@ -1,5 +1,6 @@
 //! One module per command family; each exposes clap argument types and `run`-style functions.
 
+pub(crate) mod boundary;
 pub(crate) mod completions;
 pub(crate) mod context;
 pub(crate) mod doctor;
