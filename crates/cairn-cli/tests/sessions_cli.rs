@@ -14,6 +14,12 @@ const CHILD: &str = "agent:main:subagent:c0ffee";
 async fn sessions_lists_children_under_their_parents() {
     let env = common::Env::new(&["memory"]);
     env.write("memory/boat.md", "# Boat\n\nThe sailing boat is moored at pier nine.\n");
+    // Before any harvest: no store, said as `cairn status` says it, and none created.
+    let (code, _, err) = env.run(&["sessions"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no store at"), "{err}");
+    assert!(!env.data.join("cairn.sqlite").exists());
+    env.ok(&["harvest"]);
     let out = env.ok(&["sessions"]);
     assert!(out.contains("no sessions yet"), "{out}");
 

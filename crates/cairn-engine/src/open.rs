@@ -199,7 +199,7 @@ impl Engine {
         self.routing().router.is_some()
     }
 
-    fn store_exists(&self) -> Result<()> {
+    pub(crate) fn store_exists(&self) -> Result<()> {
         let path = self.cfg.store_path();
         if self.lazy && !path.exists() {
             return Err(Error::NoStore(path));

@@ -280,6 +280,7 @@ impl Engine {
     /// Every session captured or spawned, with its sub-agent relations: parents first, each followed
     /// by its children (the `cairn sessions` listing).
     pub fn sessions_overview(&self) -> Result<Vec<SessionSummary>> {
+        self.store_exists()?;
         let store = self.reader()?;
         let links = store.subagents()?;
         let mut out: Vec<SessionSummary> = store
