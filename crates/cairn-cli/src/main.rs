@@ -22,7 +22,8 @@ mod settings;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use commands::{
-    boundary, completions, context, doctor, forget, graph, ingest, models, recall, route, serve, sessions,
+    boundary, completions, context, doctor, forget, graph, ingest, models, portable, recall, route, serve,
+    sessions,
 };
 use settings::{GlobalArgs, Settings};
 
@@ -83,6 +84,10 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Sessions with captured turns or sub-agent spawns, each with its parent and children.
     Sessions(sessions::SessionsArgs),
+    /// Write the whole store as JSON Lines (items, turns, links, session state): a portable backup.
+    Export(portable::ExportArgs),
+    /// Read an export into the store (idempotent); the index and graph follow.
+    Import(portable::ImportArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
     Completions(completions::CompletionsArgs),
     /// The public/private boundary: audit a tree before it is published.
@@ -151,6 +156,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Forget(args) => forget::forget(args, &settings),
         Command::Doctor(args) => doctor::doctor(args, &settings),
         Command::Sessions(args) => sessions::sessions(args, &settings),
+        Command::Export(args) => portable::export(args, &settings),
+        Command::Import(args) => portable::import(args, &settings),
         Command::Completions(_) | Command::Boundary { .. } => {
             unreachable!("answered before the settings are resolved")
         }

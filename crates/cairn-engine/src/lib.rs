@@ -53,6 +53,7 @@ mod graph;
 mod index;
 mod links;
 mod open;
+mod portable;
 mod queue;
 mod scope;
 mod session;
@@ -79,6 +80,7 @@ pub use graph::{GraphExpansion, GraphExpansionOptions, graph_context, graph_inde
 pub use index::{SyncReport, rebuild_index, sync_index};
 pub use links::{LinkRequest, Linked};
 pub use open::Engine;
+pub use portable::{EXPORT_FORMAT, EXPORT_VERSION, PortableReport, Record};
 pub use session::{SessionEntry, SessionStates};
 pub use source::Source;
 pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors};

@@ -43,7 +43,7 @@ impl GraphNodeRow {
 }
 
 /// One stored graph edge row.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GraphEdgeRow {
     /// Source node id.
     pub src: String,

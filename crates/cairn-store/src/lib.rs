@@ -75,7 +75,7 @@ impl Write {
 }
 
 /// What the store remembers of a harvested file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FileState {
     /// Path relative to the workspace root, `/`-separated.
     pub path: String,

@@ -9,6 +9,7 @@ pub(crate) mod forget;
 pub(crate) mod graph;
 pub(crate) mod ingest;
 pub(crate) mod models;
+pub(crate) mod portable;
 pub(crate) mod recall;
 pub(crate) mod route;
 pub(crate) mod serve;
