@@ -21,7 +21,7 @@ mod settings;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use commands::{completions, context, doctor, forget, graph, ingest, models, recall, route, serve};
+use commands::{completions, context, doctor, forget, graph, ingest, models, recall, route, serve, sources};
 use settings::{GlobalArgs, Settings};
 
 /// Cairn: the right context for an agent on every turn.
@@ -75,9 +75,15 @@ enum Command {
     /// Run an MCP server over stdio (search, get, context, ingest, forget, intent, status), as the owner
     /// unless narrowed.
     Mcp(serve::McpArgs),
+    /// Remote sources (Graphiti, LightRAG, mem0): `status`, up or down, since when and why.
+    Sources {
+        #[command(subcommand)]
+        command: sources::SourcesCommand,
+    },
     /// Forget captured turns and ingested notes: by id, session or date, from the store and every index.
     Forget(forget::ForgetArgs),
-    /// Check every part: store, index, model, vectors, routing, sessions, permissions, daemon, OpenClaw.
+    /// Check every part: store, index, model, vectors, routing, sessions, permissions, remote sources,
+    /// daemon, OpenClaw.
     Doctor(doctor::DoctorArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
     Completions(completions::CompletionsArgs),
@@ -135,6 +141,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Link(args) => graph::link(args, &settings),
         Command::Serve(args) => serve::serve(args, &settings),
         Command::Mcp(args) => serve::mcp(args, &settings),
+        Command::Sources { command } => sources::sources(command, &settings),
         Command::Forget(args) => forget::forget(args, &settings),
         Command::Doctor(args) => doctor::doctor(args, &settings),
         Command::Completions(_) => unreachable!("answered before the settings are resolved"),

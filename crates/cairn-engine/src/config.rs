@@ -204,6 +204,9 @@ pub struct EngineConfig {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// The link graph and its step.
     pub graph: GraphSettings,
+    /// Remote sources (`[remote.<name>]`), with their secrets read by the caller: consulted on every
+    /// turn and context request beside the recall lanes.
+    pub remote: Vec<cairn_remote::SourceConfig>,
 }
 
 impl std::fmt::Debug for EngineConfig {
@@ -215,6 +218,7 @@ impl std::fmt::Debug for EngineConfig {
             .field("context", &self.context)
             .field("embed", &self.embed.provider)
             .field("graph", &self.graph.enabled)
+            .field("remote", &self.remote.iter().map(|r| r.name.as_str()).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -236,6 +240,7 @@ impl EngineConfig {
             vector: VectorSettings::default(),
             embedder: None,
             graph: GraphSettings::default(),
+            remote: Vec::new(),
         }
     }
 

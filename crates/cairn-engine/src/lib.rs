@@ -54,9 +54,10 @@ mod index;
 mod links;
 mod open;
 mod queue;
+mod remote;
 mod scope;
 mod session;
-mod source;
+mod sources;
 mod turn;
 mod vectors;
 
@@ -65,6 +66,7 @@ pub use api::{
     SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note,
 };
 pub use bootstrap::CONTEXT_FILE;
+pub use cairn_core::{Source, SourceState, SourceStatus};
 pub use config::{
     ContextSettings, DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_BUDGET, DEFAULT_MAX_PROMPT_BYTES, EngineConfig,
     GraphSettings,
@@ -77,8 +79,8 @@ pub use graph::{GraphExpansion, GraphExpansionOptions, graph_context, graph_inde
 pub use index::{SyncReport, rebuild_index, sync_index};
 pub use links::{LinkRequest, Linked};
 pub use open::Engine;
+pub use remote::REMOTE_LANE;
 pub use session::{SessionEntry, SessionStates};
-pub use source::Source;
 pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors};
 
 /// The settings sections an [`EngineConfig`] is built from, in one place for adapters.
@@ -87,6 +89,7 @@ pub mod settings {
     pub use cairn_embed::{EmbedProvider, EmbedSettings};
     pub use cairn_ingest::{CaptureSettings, HarvestSettings};
     pub use cairn_recall::RecallSettings;
+    pub use cairn_remote::{RemoteSettings, SourceConfig, SourceSettings};
     pub use cairn_vector::VectorSettings;
 }
 

@@ -38,6 +38,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/intent"),
     ("post", "/v1/context"),
     ("post", "/v1/forget"),
+    ("get", "/v1/sources"),
 ];
 
 type Shared = State<Arc<AppState>>;
@@ -58,6 +59,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/intent", post(intent))
         .route("/v1/context", post(context))
         .route("/v1/forget", post(forget))
+        .route("/v1/sources", get(sources))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
         .layer(middleware::from_fn_with_state(state.clone(), crate::guard::guard))
@@ -169,6 +171,14 @@ async fn metrics(State(state): Shared) -> Response {
     let body = state.metrics.render(depth);
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)
         .into_response()
+}
+
+/// Each remote source as the daemon's prober last saw it, with its call statistics (no network).
+async fn sources(State(state): Shared) -> Json {
+    axum::Json(json!({
+        "sources": state.engine.sources_status(),
+        "problems": state.engine.source_problems(),
+    }))
 }
 
 async fn openapi() -> Response {

@@ -11,3 +11,4 @@ pub(crate) mod models;
 pub(crate) mod recall;
 pub(crate) mod route;
 pub(crate) mod serve;
+pub(crate) mod sources;
