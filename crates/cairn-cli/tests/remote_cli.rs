@@ -180,3 +180,77 @@ fn a_bad_section_is_refused_with_its_name() {
     );
     assert_eq!(unknown.0, 2, "an unknown key is an error: {unknown:?}");
 }
+
+/// The remote tools of `cairn mcp`, driven by a real MCP client: listed only for the kinds configured,
+/// answered from the service, and failing fast with the source's name when it is down.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_ask_each_source_after_a_health_check() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+
+    let env = common::Env::new(&["memory"]);
+    let graphiti = testing::graphiti(vec![
+        testing::fact("default", "f1", "WORKS_AT", "Alice works at Acme Corp", Some("2026-01-05T00:00:00Z")),
+        testing::fact("default", "f2", "MOVED_TO", "Alice moved to Berlin", Some("2025-06-01T00:00:00Z")),
+    ]);
+    let rag = testing::lightrag(json!({
+        "entities": [{"entity_name": "Acme Corp", "entity_type": "ORGANIZATION", "description": "Builds boats"}],
+        "relationships": [],
+        "chunks": [{"content": "Acme Corp was founded in 1990.", "file_path": "/d/acme.md", "chunk_id": "c1"}],
+    }));
+    let mut mem = testing::mem0(vec![]);
+    let text = format!(
+        "[remote.graphiti]\nkind = \"graphiti\"\nendpoint = \"{}\"\n\n[remote.docs]\nkind = \"lightrag\"\nendpoint = \"{}\"\n\n[remote.memories]\nkind = \"mem0\"\nendpoint = \"{}\"\npartition = \"alice\"\n",
+        graphiti.url(),
+        rag.url(),
+        mem.url()
+    );
+    let config = env.tmp.path().join("cairn.toml");
+    std::fs::write(&config, text).unwrap();
+    mem.stop();
+    let data = env.data.clone();
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(env!("CARGO_BIN_EXE_cairn")).configure(|cmd| {
+            cmd.env_remove("CAIRN_CONFIG")
+                .env("CAIRN_EMBED__PROVIDER", "none")
+                .arg("--config")
+                .arg(&config)
+                .arg("--data-dir")
+                .arg(&data)
+                .arg("mcp");
+        }))
+        .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    for t in ["graphiti_search", "lightrag_query", "memory_service_query", "search"] {
+        assert!(names.contains(&t.to_owned()), "{names:?}");
+    }
+    let call = |name: &'static str, args: Value| {
+        let Value::Object(map) = args else { panic!() };
+        client.call_tool(CallToolRequestParams::new(name).with_arguments(map))
+    };
+    let r = call(
+        "graphiti_search",
+        json!({"query": "where does Alice work?", "timeRange": {"start": "2026-01-01"}}),
+    )
+    .await
+    .unwrap();
+    let v = r.structured_content.clone().unwrap();
+    assert_eq!(v["source"], "graphiti");
+    assert_eq!(v["results"].as_array().unwrap().len(), 1, "the span keeps the 2026 fact only: {v}");
+    assert_eq!(v["results"][0]["date"], "2026-01-05");
+    let r =
+        call("lightrag_query", json!({"query": "Acme Corp history", "includeSources": false})).await.unwrap();
+    let v = r.structured_content.clone().unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1, "entities only: {v}");
+    let (_, _, body) = rag.control.requests().pop().unwrap();
+    assert_eq!(body["mode"], "hybrid");
+    assert_eq!(body["top_k"], 5);
+    let r = call("memory_service_query", json!({"query": "tea or coffee?"})).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    let msg: String = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+    assert!(msg.contains("source `memories`") && msg.contains("is down"), "{msg}");
+    client.cancel().await.unwrap();
+}

@@ -29,7 +29,7 @@ pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
 pub use lane::{LaneReport, LaneStatus, Relevance};
 pub use progress::{NoProgress, Progress};
 pub use scope::Scope;
-pub use source::{Admission, Latencies, Source, SourceQuery, SourceState, SourceStatus};
+pub use source::{Admission, CapturedTurn, Latencies, Source, SourceQuery, SourceState, SourceStatus};
 pub use text::{now_ms, prefix, prefix_words};
 
 /// The project an item belongs to when nothing says otherwise.

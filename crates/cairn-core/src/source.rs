@@ -23,6 +23,25 @@ pub struct SourceQuery<'a> {
     pub scope: &'a Scope,
     /// Hits wanted at most.
     pub k: usize,
+    /// A retrieval mode, for a service that has them (LightRAG's `mode`); `None`: the configured one.
+    pub mode: Option<&'a str>,
+}
+
+/// A captured turn as write-through forwards it: its text as stored (injected blocks stripped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapturedTurn {
+    /// The host's session key.
+    pub session_key: String,
+    /// The turn's project.
+    pub project: String,
+    /// The turn's audience.
+    pub audience: Audience,
+    /// The user's message.
+    pub user: String,
+    /// The assistant's reply.
+    pub assistant: String,
+    /// When the turn happened (ms since the epoch).
+    pub at: Millis,
 }
 
 /// Whether a source is called for a request.
@@ -135,4 +154,13 @@ pub trait Source: Send + Sync {
     fn status(&self) -> SourceStatus;
     /// Checks its health now (a network call bounded by its timeout) and returns the new status.
     fn probe(&self) -> SourceStatus;
+    /// Whether captured turns are forwarded to it.
+    fn writes_through(&self) -> bool {
+        false
+    }
+    /// Forwards one captured turn to the service (a network call, off the turn's path); an `Err` is
+    /// retried by the caller.
+    fn forward(&self, _turn: &CapturedTurn) -> Result<(), String> {
+        Ok(())
+    }
 }

@@ -52,6 +52,12 @@ pub struct ContextSettings {
     pub modest_relevance: f32,
     /// Entries of a block whose best relevance is below `modest_relevance`.
     pub modest_items: usize,
+    /// `RAG_CONTEXT.md` (written at session start when remote sources are configured): most entities.
+    pub rag_entities: usize,
+    /// `RAG_CONTEXT.md`: most facts and relations.
+    pub rag_relations: usize,
+    /// `RAG_CONTEXT.md`: its token cap.
+    pub rag_budget: usize,
 }
 
 impl Default for ContextSettings {
@@ -68,6 +74,9 @@ impl Default for ContextSettings {
             format: o.format,
             modest_relevance: 0.75,
             modest_items: 3,
+            rag_entities: 20,
+            rag_relations: 30,
+            rag_budget: 800,
         }
     }
 }

@@ -49,6 +49,7 @@ mod derive;
 mod doctor;
 pub mod eval;
 mod forget;
+mod forward;
 mod graph;
 mod index;
 mod links;
@@ -62,10 +63,10 @@ mod turn;
 mod vectors;
 
 pub use api::{
-    BootstrapFile, BootstrapResult, Caller, ContextQuery, GraphChoice, IngestNote, IntentView, RouteTrace,
-    SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note,
+    BootstrapFile, BootstrapResult, Caller, ContextQuery, GraphChoice, IngestNote, IntentView, RagReceipt,
+    RouteTrace, SessionView, StageMicros, TurnRequest, TurnResponse, TurnTrace, fallback_note,
 };
-pub use bootstrap::CONTEXT_FILE;
+pub use bootstrap::{CONTEXT_FILE, RAG_CONTEXT_FILE};
 pub use cairn_core::{Source, SourceState, SourceStatus};
 pub use config::{
     ContextSettings, DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_BUDGET, DEFAULT_MAX_PROMPT_BYTES, EngineConfig,
@@ -81,6 +82,7 @@ pub use links::{LinkRequest, Linked};
 pub use open::Engine;
 pub use remote::REMOTE_LANE;
 pub use session::{SessionEntry, SessionStates};
+pub use sources::{SourceAnswer, SourceRequest};
 pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors};
 
 /// The settings sections an [`EngineConfig`] is built from, in one place for adapters.

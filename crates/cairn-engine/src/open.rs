@@ -64,6 +64,8 @@ pub struct Engine {
     pub(crate) sources: Vec<Arc<dyn Source>>,
     /// Why configured sources could not be opened.
     pub(crate) source_problems: Vec<String>,
+    /// Captured turns on their way to the sources that write through (`forward.rs`).
+    pub(crate) forwarder: crate::forward::Forwarder,
 }
 
 impl std::fmt::Debug for Engine {
@@ -146,6 +148,7 @@ impl Engine {
             derived_seq: AtomicU64::new(0),
             sources,
             source_problems,
+            forwarder: Default::default(),
         }
     }
 

@@ -94,6 +94,7 @@ impl Engine {
                     keywords: &keywords,
                     scope: &req.scope,
                     k: req.candidates,
+                    mode: None,
                 };
                 match source.admit(&q) {
                     Admission::Skip(why) => Call::Decided(report(name, LaneStatus::Skipped, 0, 0, Some(why))),
@@ -118,7 +119,7 @@ impl Engine {
             (source.clone(), req.query.clone(), keywords.to_vec(), req.scope.clone(), req.candidates);
         let spawned =
             std::thread::Builder::new().name(format!("cairn-{}", lane(&**source))).spawn(move || {
-                let q = SourceQuery { text: &text, keywords: &words, scope: &scope, k };
+                let q = SourceQuery { text: &text, keywords: &words, scope: &scope, k, mode: None };
                 let _ = tx.send(s.recall(&q));
             });
         match spawned {
@@ -133,18 +134,20 @@ impl Engine {
         }
     }
 
-    /// Waits for the calls of `pending` until their deadlines and merges what they found into
-    /// `recalled` (see the module documentation).
-    pub(crate) fn remote_finish(&self, pending: Pending, req: &ContextRequest, recalled: &mut Recalled) {
+    /// Waits for the calls of `pending` until their deadlines: each source's lane report and, when it
+    /// answered in time, its hits inside `scope`, in configuration order. `timings`: lane timings kept.
+    pub(crate) fn remote_collect(
+        pending: Pending,
+        scope: &Scope,
+        timings: bool,
+    ) -> Vec<(LaneReport, Vec<Hit>)> {
         let micros =
-            |at: Instant| if req.timings { at.duration_since(pending.started).as_micros() as u64 } else { 0 };
-        let mut kept: Vec<Hit> = Vec::new();
-        let mut seen: Vec<String> =
-            recalled.hits.iter().chain(&recalled.recent).map(|h| normalized(&h.text)).collect();
+            |at: Instant| if timings { at.duration_since(pending.started).as_micros() as u64 } else { 0 };
+        let mut out = Vec::with_capacity(pending.calls.len());
         for call in pending.calls {
             let (source, deadline, answer) = match call {
                 Call::Decided(r) => {
-                    recalled.lanes.push(r);
+                    out.push((r, Vec::new()));
                     continue;
                 }
                 Call::Running { source, deadline, answer } => (source, deadline, answer),
@@ -152,43 +155,51 @@ impl Engine {
             let name = lane(&*source);
             let got = answer.recv_timeout(deadline.saturating_duration_since(Instant::now()));
             let at = Instant::now();
-            let hits = match got {
-                Ok(Ok(hits)) => hits,
-                Ok(Err(e)) => {
-                    recalled.lanes.push(report(name, LaneStatus::Failed, 0, micros(at), Some(e)));
-                    continue;
+            let failed =
+                |e: String| (report(name.clone(), LaneStatus::Failed, 0, micros(at), Some(e)), Vec::new());
+            out.push(match got {
+                Ok(Ok(hits)) => {
+                    // Defence in depth: a source scopes its own hits; anything outside the scope is dropped.
+                    let hits: Vec<Hit> = hits.into_iter().filter(|h| in_scope(scope, h, &*source)).collect();
+                    (report(name.clone(), LaneStatus::Ok, hits.len(), micros(at), None), hits)
                 }
+                Ok(Err(e)) => failed(e),
                 Err(RecvTimeoutError::Timeout) => {
-                    let ms = source.timeout().as_millis();
-                    recalled.lanes.push(report(
-                        name,
-                        LaneStatus::Failed,
-                        0,
-                        micros(at),
-                        Some(format!("timeout {ms} ms")),
-                    ));
-                    continue;
+                    failed(format!("timeout {} ms", source.timeout().as_millis()))
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let e = "the call ended without an answer".to_owned();
-                    recalled.lanes.push(report(name, LaneStatus::Failed, 0, micros(at), Some(e)));
-                    continue;
+                Err(RecvTimeoutError::Disconnected) => failed("the call ended without an answer".to_owned()),
+            });
+        }
+        out
+    }
+
+    /// Waits for the calls of `pending` until their deadlines and merges what they found into
+    /// `recalled` (see the module documentation).
+    pub(crate) fn remote_finish(&self, pending: Pending, req: &ContextRequest, recalled: &mut Recalled) {
+        let mut kept: Vec<Hit> = Vec::new();
+        let mut seen: Vec<String> =
+            recalled.hits.iter().chain(&recalled.recent).map(|h| normalized(&h.text)).collect();
+        for (lane_report, hits) in Self::remote_collect(pending, &req.scope, req.timings) {
+            if lane_report.status == LaneStatus::Ok {
+                let scored = cairn_recall::score_external(
+                    hits,
+                    &lane_report.name,
+                    &recalled.weights,
+                    &self.cfg.recall,
+                    req.now,
+                );
+                for hit in scored.hits {
+                    let norm = normalized(&hit.text);
+                    if seen.iter().any(|s| repeats(s, &norm))
+                        || kept.iter().any(|k| k.chunk_id == hit.chunk_id)
+                    {
+                        continue;
+                    }
+                    seen.push(norm);
+                    kept.push(hit);
                 }
-            };
-            // Defence in depth: a source scopes its own hits; anything outside the scope is dropped.
-            let in_scope: Vec<Hit> = hits.into_iter().filter(|h| in_scope(&req.scope, h, &*source)).collect();
-            let candidates = in_scope.len();
-            let scored =
-                cairn_recall::score_external(in_scope, &name, &recalled.weights, &self.cfg.recall, req.now);
-            for hit in scored.hits {
-                let norm = normalized(&hit.text);
-                if seen.iter().any(|s| repeats(s, &norm)) || kept.iter().any(|k| k.chunk_id == hit.chunk_id) {
-                    continue;
-                }
-                seen.push(norm);
-                kept.push(hit);
             }
-            recalled.lanes.push(report(name, LaneStatus::Ok, candidates, micros(at), None));
+            recalled.lanes.push(lane_report);
         }
         merge(&mut recalled.hits, kept);
     }

@@ -302,3 +302,151 @@ fn graphiti_facts_feed_the_entity_boosts() {
     );
     assert_eq!(with.intent.pack.as_deref(), Some("deal_brief"), "{:?}", with.intent);
 }
+
+fn captured(session: &str, user: &str, assistant: &str) -> cairn_engine::TurnInput {
+    // What a host's capture says of a group chat's turn: public (the daemon sets it from the key).
+    let audience = if session == GROUP { "public" } else { "private" };
+    serde_json::from_value(
+        json!({"session_key": session, "turn_id": "t1", "user": user, "assistant": assistant,
+        "timestamp": "2026-03-01T10:00:00Z", "audience": audience}),
+    )
+    .unwrap()
+}
+
+/// Waits until `server` has received at least `n` requests to `path` (at most 5 s).
+fn received(server: &FakeServer, path: &str, n: usize) -> Vec<serde_json::Value> {
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let got: Vec<serde_json::Value> =
+            server.control.requests().into_iter().filter(|(p, _, _)| p == path).map(|(_, _, b)| b).collect();
+        if got.len() >= n || Instant::now() > until {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn captured_turns_are_written_through_in_the_background_with_retries() {
+    let dir = store();
+    let graph = testing::graphiti(vec![]);
+    let mem = testing::mem0(vec![]);
+    let mut g = graphiti(&graph);
+    g.write_through = true;
+    let mut m = SourceSettings::new(Kind::Mem0, mem.url());
+    m.write_through = true;
+    m.partition = Some("alice".into());
+    let e = engine(dir.path(), &[("graphiti", g), ("memories", m)]);
+    // The first write to Graphiti fails: it is retried.
+    graph.control.fail_status.store(500, Ordering::Relaxed);
+    let t = Instant::now();
+    let out = e
+        .capture(&captured(
+            MAIN,
+            "<cairn-context>injected memory</cairn-context>\nWhere does Alice work?",
+            "At Acme Corp.",
+        ))
+        .unwrap();
+    assert!(matches!(out, cairn_engine::CaptureOutcome::Stored { .. }));
+    assert!(t.elapsed() < Duration::from_millis(400), "the capture does not wait: {:?}", t.elapsed());
+    let mems = received(&mem, "/memories", 1);
+    assert_eq!(mems.len(), 1);
+    assert_eq!(mems[0]["user_id"], "alice");
+    assert_eq!(
+        mems[0]["messages"],
+        json!([{"role": "user", "content": "Where does Alice work?"}, {"role": "assistant", "content": "At Acme Corp."}])
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    graph.control.fail_status.store(0, Ordering::Relaxed);
+    let msgs = received(&graph, "/messages", 2);
+    assert_eq!(msgs.len(), 2, "one failed attempt, one retry");
+    assert_eq!(msgs[1]["group_id"], "default");
+    assert_eq!(msgs[1]["messages"][0]["content"], "Where does Alice work?");
+    assert_eq!(msgs[1]["messages"][0]["role_type"], "user");
+    assert_eq!(msgs[1]["messages"][1]["role_type"], "assistant");
+}
+
+#[test]
+fn a_private_turn_is_never_written_to_a_public_source() {
+    let dir = store();
+    let graph = testing::graphiti(vec![]);
+    let mut g = graphiti(&graph);
+    g.write_through = true;
+    g.audience = Audience::Public;
+    let e = engine(dir.path(), &[("graphiti", g)]);
+    e.capture(&captured(MAIN, "my bank pin is 1234", "Noted.")).unwrap();
+    e.capture(&captured(GROUP, "the picnic is on Sunday", "Great.")).unwrap();
+    let msgs = received(&graph, "/messages", 1);
+    std::thread::sleep(Duration::from_millis(200));
+    let msgs = if msgs.len() == 1 { received(&graph, "/messages", 1) } else { msgs };
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    assert_eq!(msgs[0]["messages"][0]["content"], "the picnic is on Sunday");
+}
+
+fn rag_file(r: &cairn_engine::BootstrapResult) -> Option<String> {
+    r.files.iter().find(|f| f.name == cairn_engine::RAG_CONTEXT_FILE).and_then(|f| f.content.clone())
+}
+
+#[test]
+fn rag_context_md_at_session_start() {
+    let dir = store();
+    // Facts about what recent memory mentions (its titles: "Acme contract", "Sailing", "Tea").
+    let mut server = testing::graphiti(vec![
+        testing::fact(
+            "default",
+            "f1",
+            "LEADS",
+            "Alice leads the Acme contract renewal",
+            Some("2026-01-05T00:00:00Z"),
+        ),
+        testing::fact("default", "f2", "SAILS", "Alice sails on Sundays", None),
+    ]);
+    let rag = testing::lightrag(json!({
+        "entities": [{"entity_name": "Acme", "entity_type": "ORGANIZATION", "description": "A boat builder"}],
+        "relationships": [], "chunks": [{"content": "raw chunk", "chunk_id": "c1", "file_path": "/x.md"}],
+    }));
+    let e = engine(
+        dir.path(),
+        &[("graphiti", graphiti(&server)), ("docs", SourceSettings::new(Kind::Lightrag, rag.url()))],
+    );
+    let r = e.bootstrap(MAIN, vec![], None);
+    let file = rag_file(&r).expect("RAG_CONTEXT.md");
+    assert!(file.starts_with("# Remote context\n"), "{file}");
+    assert!(
+        file.contains("## Entities\n\n- **Acme (organization)**: A boat builder *(remote:docs:entity:Acme)*"),
+        "{file}"
+    );
+    assert!(file.contains("- [2026-01-05] Alice leads the Acme contract renewal (valid since 2026-01-05) *(remote:graphiti:fact:f1)*"), "{file}");
+    assert!(!file.contains("raw chunk"), "document chunks are left out: {file}");
+    let receipt = r.rag_context.as_ref().unwrap();
+    assert!(receipt.written);
+    assert_eq!(receipt.entities, ["remote:docs:entity:Acme"]);
+    assert_eq!(receipt.relations, ["remote:graphiti:fact:f1", "remote:graphiti:fact:f2"]);
+    assert_eq!(receipt.left_out, 1);
+    let json = serde_json::to_string(receipt).unwrap();
+    assert!(!json.contains("Alice"), "the receipt holds no text: {json}");
+    // What the sources were asked: recent memory's titles.
+    let (_, _, body) = server.control.requests().pop().unwrap();
+    assert!(body["query"].as_str().unwrap().contains("Acme contract"), "{body}");
+
+    // Not for a sub-agent; nothing when the sources are down.
+    let sub = e.bootstrap("agent:main:subagent:abc", vec![], None);
+    assert!(rag_file(&sub).is_none());
+    assert!(sub.rag_context.unwrap().reason.unwrap().contains("sub-agent"));
+    let group = e.bootstrap(GROUP, vec![], None);
+    assert!(
+        rag_file(&group).unwrap_or_default().find("remote:graphiti").is_none(),
+        "private sources stay out"
+    );
+    server.stop();
+    drop(rag);
+    let down = e.bootstrap(MAIN, vec![], None);
+    assert!(rag_file(&down).is_none());
+    let receipt = down.rag_context.unwrap();
+    assert!(receipt.lanes.iter().all(|l| l.status == LaneStatus::Failed), "{:?}", receipt.lanes);
+
+    // Without sources: no file, no receipt.
+    let plain = engine(dir.path(), &[]);
+    let r = plain.bootstrap(MAIN, vec![], None);
+    assert!(rag_file(&r).is_none() && r.rag_context.is_none());
+}

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | recall | `POST /search` `{"group_ids": [..] \| null, "query", "max_facts"}` → `{"facts": [FactResult]}` |
 //! | health | `GET /healthcheck` → `{"status": "healthy"}` |
+//! | write-through | `POST /messages` `{"group_id", "messages": [{content, role_type, role, timestamp, name, source_description}]}` → 202 |
 //!
 //! A project's group is `projects[project]`, else `partition`, else the project's own name; a
 //! request over every project searches `partition` and the mapped groups, or every group when
@@ -14,7 +15,7 @@
 
 use std::time::Duration;
 
-use cairn_core::{Hit, SourceQuery};
+use cairn_core::{CapturedTurn, Hit, SourceQuery};
 use serde_json::{Value, json};
 
 use crate::http::{CallError, Http};
@@ -46,6 +47,11 @@ impl Graphiti {
                 (!ids.is_empty()).then_some(ids)
             }
         }
+    }
+
+    /// The group a captured turn of `project` is written to.
+    fn group_for(&self, project: &str) -> String {
+        self.group_ids(Some(project)).and_then(|g| g.into_iter().next()).unwrap_or_else(|| project.to_owned())
     }
 
     fn fact_hit(&self, maker: &HitMaker<'_>, fact: &Value) -> Result<Hit, CallError> {
@@ -88,6 +94,20 @@ impl Service for Graphiti {
             .ok_or_else(|| CallError::Malformed("expected {\"facts\": [..]}".into()))?;
         let maker = HitMaker { source: &self.name, audience: self.settings.audience, scope: q.scope };
         facts.iter().take(k).map(|f| self.fact_hit(&maker, f)).collect()
+    }
+
+    fn forward(&self, turn: &CapturedTurn, timeout: Duration) -> Result<(), String> {
+        let at = jiff::Timestamp::from_millisecond(turn.at).map(|t| t.to_string()).unwrap_or_default();
+        let messages: Vec<Value> = [("user", &turn.user), ("assistant", &turn.assistant)]
+            .into_iter()
+            .filter(|(_, text)| !text.trim().is_empty())
+            .map(|(role, content)| {
+                json!({"content": content, "role_type": role, "role": null, "timestamp": at,
+                       "name": "", "source_description": format!("cairn capture of {}", turn.session_key)})
+            })
+            .collect();
+        let body = json!({"group_id": self.group_for(&turn.project), "messages": messages});
+        self.http.post("/messages", &body, &[], timeout).map(|_| ()).map_err(|e| e.to_string())
     }
 
     fn probe(&self, timeout: Duration) -> Result<(), CallError> {

@@ -25,7 +25,7 @@
 //! assert_eq!(source.timeout().as_millis(), 800);
 //! // mem0 needs an entity id: without one configured, nothing is sent.
 //! let scope = Scope::owner(None);
-//! let q = SourceQuery { text: "where does Alice work?", keywords: &[], scope: &scope, k: 5 };
+//! let q = SourceQuery { text: "where does Alice work?", keywords: &[], scope: &scope, k: 5, mode: None };
 //! assert!(matches!(source.admit(&q), Admission::Skip(_)));
 //! ```
 #![warn(missing_docs)]

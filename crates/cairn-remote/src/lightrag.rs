@@ -18,7 +18,7 @@
 
 use std::time::Duration;
 
-use cairn_core::{Hit, SourceQuery, UNDATED};
+use cairn_core::{CapturedTurn, Hit, SourceQuery, UNDATED};
 use serde_json::{Value, json};
 
 use crate::http::{CallError, Http};
@@ -97,7 +97,9 @@ impl Service for Lightrag {
 
     fn search(&self, q: &SourceQuery<'_>, k: usize, timeout: Duration) -> Result<Vec<Hit>, CallError> {
         let s = &self.settings;
-        let mode = q.scope.project.as_ref().and_then(|p| s.modes.get(p)).copied().unwrap_or(s.mode);
+        let configured = q.scope.project.as_ref().and_then(|p| s.modes.get(p)).copied().unwrap_or(s.mode);
+        // A mode asked for by name (a tool's argument), else the configured one.
+        let mode = q.mode.and_then(|m| serde_json::from_value(json!(m)).ok()).unwrap_or(configured);
         let (hl, ll) = keywords(q.keywords);
         let body = json!({
             "query": q.text,
@@ -170,6 +172,10 @@ impl Service for Lightrag {
             }
         }
         Ok(out)
+    }
+
+    fn forward(&self, _turn: &CapturedTurn, _timeout: Duration) -> Result<(), String> {
+        Err("LightRAG takes documents, not turns".to_owned())
     }
 
     fn probe(&self, timeout: Duration) -> Result<(), CallError> {

@@ -4,6 +4,7 @@
 //! | Cairn | mem0 |
 //! |---|---|
 //! | recall | `POST /search` `{"query", "filters": {"user_id" \| "agent_id" \| "run_id": id}, "top_k"}` → `{"results": [{id, memory, score, created_at, ..}]}` (400 without an entity id) |
+//! | write-through | `POST /memories` `{"messages": [{role, content}], "user_id" \| "agent_id" \| "run_id": id, "metadata"}` |
 //! | health | liveness `GET /openapi.json` (no health route); with a secret configured, readiness by an authenticated `GET /entities` |
 //! | auth | `X-API-Key` (or `Authorization: Bearer`) |
 //!
@@ -13,7 +14,7 @@
 
 use std::time::Duration;
 
-use cairn_core::{Hit, SourceQuery};
+use cairn_core::{CapturedTurn, Hit, SourceQuery};
 use serde_json::{Value, json};
 
 use crate::http::{CallError, Http};
@@ -83,6 +84,22 @@ impl Service for Mem0 {
             out.push(maker.hit("memory", &id, "memory".to_owned(), memory.trim().to_owned(), created));
         }
         Ok(out)
+    }
+
+    fn forward(&self, turn: &CapturedTurn, timeout: Duration) -> Result<(), String> {
+        let scope = cairn_core::Scope::owner(Some(turn.project.clone()));
+        let entity = self.settings.mem0_entity.as_str();
+        let id = partition_for(&self.settings, &scope)
+            .ok_or_else(|| format!("no {entity} for project `{}`", turn.project))?;
+        let messages: Vec<Value> = [("user", &turn.user), ("assistant", &turn.assistant)]
+            .into_iter()
+            .filter(|(_, text)| !text.trim().is_empty())
+            .map(|(role, content)| json!({"role": role, "content": content}))
+            .collect();
+        let mut body =
+            json!({"messages": messages, "metadata": {"source": "cairn", "session_key": turn.session_key}});
+        body[entity] = json!(id);
+        self.http.post("/memories", &body, &[], timeout).map(|_| ()).map_err(|e| e.to_string())
     }
 
     fn probe(&self, timeout: Duration) -> Result<(), CallError> {

@@ -149,6 +149,10 @@ pub struct SourceSettings {
     /// LightRAG: the retrieval mode per Cairn project (others use `mode`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub modes: BTreeMap<String, LightragMode>,
+    /// Forward captured turns to the service in the background, with retries (Graphiti `POST
+    /// /messages`, mem0 `POST /memories`; not LightRAG).
+    #[serde(default)]
+    pub write_through: bool,
 }
 
 fn yes() -> bool {
@@ -192,6 +196,7 @@ impl SourceSettings {
             mem0_entity: default_mem0_entity(),
             mode: default_mode(),
             modes: BTreeMap::new(),
+            write_through: false,
         }
     }
 
@@ -225,6 +230,11 @@ impl SourceSettings {
         }
         if self.timeout_ms == 0 {
             return Err(bad("`timeout_ms` must be at least 1".into()));
+        }
+        if self.write_through && self.kind == Kind::Lightrag {
+            return Err(bad(
+                "`write_through` is for graphiti and mem0 (LightRAG ingests documents, not turns)".into(),
+            ));
         }
         if self.max_results == 0 {
             return Err(bad("`max_results` must be at least 1".into()));

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use cairn_core::{
-    Admission, Audience, Hit, ItemKind, Millis, Provenance, Scope, Source, SourceQuery, SourceStatus,
-    UNDATED, content_hash,
+    Admission, Audience, CapturedTurn, Hit, ItemKind, Millis, Provenance, Scope, Source, SourceQuery,
+    SourceStatus, UNDATED, content_hash,
 };
 
 use crate::Result;
@@ -34,6 +34,9 @@ pub(crate) trait Service: Send + Sync {
     fn search(&self, q: &SourceQuery<'_>, k: usize, timeout: Duration) -> Result<Vec<Hit>, CallError>;
     /// The health check within `timeout`.
     fn probe(&self, timeout: Duration) -> Result<(), CallError>;
+    /// Writes one captured turn to the service within `timeout` (write-through); `Err` with why when
+    /// the service cannot take turns.
+    fn forward(&self, turn: &CapturedTurn, timeout: Duration) -> Result<(), String>;
 }
 
 /// What a service's partition is for a scope.
@@ -221,6 +224,22 @@ impl Source for RemoteSource {
         };
         self.health.fill(&mut status);
         status
+    }
+
+    fn writes_through(&self) -> bool {
+        self.settings.write_through
+    }
+
+    fn forward(&self, turn: &CapturedTurn) -> Result<(), String> {
+        if let Some(why) = &self.unusable {
+            return Err(why.clone());
+        }
+        if self.settings.audience == Audience::Public && turn.audience == Audience::Private {
+            return Err("a private turn is never written to a public source".to_owned());
+        }
+        // Off the turn's path: a write may take longer than a search.
+        let timeout = (self.timeout() * 10).clamp(Duration::from_secs(2), Duration::from_secs(10));
+        self.service.forward(turn, timeout)
     }
 
     fn probe(&self) -> SourceStatus {

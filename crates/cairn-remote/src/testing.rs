@@ -320,6 +320,10 @@ fn graphiti_messages(c: &Control, headers: &HeaderMap, body: &str) -> Response {
         Err(r) => return r,
     };
     c.record("/messages", headers, &Value::Object(m.clone()));
+    let status = c.fail_status.load(Ordering::Relaxed);
+    if status != 0 {
+        return StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR).into_response();
+    }
     if let Err(r) = required_str(&m, "group_id") {
         return r;
     }

@@ -16,7 +16,7 @@ fn open(name: &str, settings: &SourceSettings, secret: Option<&str>) -> RemoteSo
 }
 
 fn ask<'a>(text: &'a str, keywords: &'a [String], scope: &'a Scope) -> SourceQuery<'a> {
-    SourceQuery { text, keywords, scope, k: 10 }
+    SourceQuery { text, keywords, scope, k: 10, mode: None }
 }
 
 fn words(w: &[&str]) -> Vec<String> {
