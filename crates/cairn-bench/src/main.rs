@@ -7,6 +7,7 @@
 //! cargo run --release -p cairn-bench -- vector --data /tmp/vbench --model ~/.local/share/cairn/models/all-minilm-l6-v2
 //! cargo run --release -p cairn-bench -- recall --corpus /tmp/corpus/n10k/workspace \
 //!     --queries /tmp/corpus/n10k/queries.jsonl --index /tmp/cairn-bench/n10k/index
+//! cargo run --release -p cairn-bench -- remote --delay-ms 50 --timeout-ms 800
 //! ```
 
 mod load;
@@ -29,6 +30,8 @@ mod embed;
 
 mod recall;
 
+mod remote;
+
 /// The allocator `cairn` uses, so the warm figures are the daemon's.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -42,6 +45,25 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Cmd {
+    /// What remote sources cost a turn: three at a set delay (parallel), one down, one hanging,
+    /// against fake Graphiti, LightRAG and mem0 servers on 127.0.0.1.
+    Remote {
+        /// Notes in the generated store
+        #[arg(long, default_value_t = 5000)]
+        notes: usize,
+        /// Turns per scenario
+        #[arg(long, default_value_t = 300)]
+        turns: usize,
+        /// Each fake service's delay before answering a search, in milliseconds
+        #[arg(long, default_value_t = 50)]
+        delay_ms: u64,
+        /// Each source's deadline (`timeout_ms`)
+        #[arg(long, default_value_t = 800)]
+        timeout_ms: u64,
+        /// Turns with the hanging source (each waits for the deadline)
+        #[arg(long, default_value_t = 100)]
+        hang_turns: usize,
+    },
     /// First harvest and no-change re-harvest of a workspace, median over runs.
     Harvest {
         /// Workspace to harvest (e.g. from the peers' `gen_corpus.py`)
@@ -596,6 +618,10 @@ fn load_bench(
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
+        Cmd::Remote { notes, turns, delay_ms, timeout_ms, hang_turns } => {
+            let b = remote::RemoteBench { notes, turns, delay_ms, timeout_ms, hang_turns };
+            println!("{}", serde_json::to_string_pretty(&remote::run(&b)?)?);
+        }
         Cmd::Vector { sizes, dim, queries, model, data } => {
             vector::run(&vector::VectorBench { sizes, dim, queries, model, data })?;
         }

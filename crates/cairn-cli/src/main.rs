@@ -23,7 +23,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use commands::{
     boundary, completions, context, doctor, forget, graph, ingest, models, portable, recall, route, serve,
-    sessions,
+    sessions, sources,
 };
 use settings::{GlobalArgs, Settings};
 
@@ -78,9 +78,15 @@ enum Command {
     /// Run an MCP server over stdio (search, get, context, ingest, forget, intent, status), as the owner
     /// unless narrowed.
     Mcp(serve::McpArgs),
+    /// Remote sources (Graphiti, LightRAG, mem0): `status`, up or down, since when and why.
+    Sources {
+        #[command(subcommand)]
+        command: sources::SourcesCommand,
+    },
     /// Forget captured turns and ingested notes: by id, session or date, from the store and every index.
     Forget(forget::ForgetArgs),
-    /// Check every part: store, index, model, vectors, routing, sessions, permissions, daemon, OpenClaw.
+    /// Check every part: store, index, model, vectors, routing, sessions, permissions, remote sources,
+    /// daemon, OpenClaw.
     Doctor(doctor::DoctorArgs),
     /// Sessions with captured turns or sub-agent spawns, each with its parent and children.
     Sessions(sessions::SessionsArgs),
@@ -153,6 +159,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Link(args) => graph::link(args, &settings),
         Command::Serve(args) => serve::serve(args, &settings),
         Command::Mcp(args) => serve::mcp(args, &settings),
+        Command::Sources { command } => sources::sources(command, &settings),
         Command::Forget(args) => forget::forget(args, &settings),
         Command::Doctor(args) => doctor::doctor(args, &settings),
         Command::Sessions(args) => sessions::sessions(args, &settings),

@@ -89,6 +89,9 @@ pub(crate) struct Settings {
     /// The daemon.
     #[serde(default)]
     pub serve: cairn_serve::ServeSettings,
+    /// Remote sources (`[remote.<name>]`): memory services consulted on every turn.
+    #[serde(default)]
+    pub remote: settings::RemoteSettings,
     /// The config file these settings were read from (none: defaults and environment only).
     #[serde(skip)]
     pub config_file: Option<PathBuf>,
@@ -121,6 +124,7 @@ impl Default for Settings {
             embed: settings::EmbedSettings::default(),
             vector: settings::VectorSettings::default(),
             serve: cairn_serve::ServeSettings::default(),
+            remote: settings::RemoteSettings::default(),
             config_file: None,
         }
     }
@@ -142,6 +146,7 @@ const SECTIONS: &[&str] = &[
     "embed",
     "vector",
     "serve",
+    "remote",
 ];
 
 /// `CAIRN_*` variables that are not settings and are expected (flags' env fallbacks, script knobs).
@@ -233,6 +238,15 @@ impl From<&Settings> for EngineConfig {
         cfg.embed = s.embed.clone();
         cfg.vector = s.vector.clone();
         cfg.graph = s.graph.clone();
+        // Each source's secret is read here, from the variable its section names: the engine and the
+        // clients never read the environment.
+        cfg.remote = s
+            .remote
+            .iter()
+            .map(|(name, source)| {
+                settings::SourceConfig::resolve(name, source, |var| std::env::var(var).ok())
+            })
+            .collect();
         cfg
     }
 }

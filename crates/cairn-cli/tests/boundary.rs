@@ -13,6 +13,7 @@ const STAGES: &[&str] = &[
     "cairn_graph",
     "cairn_ingest",
     "cairn_recall",
+    "cairn_remote",
     "cairn_route",
     "cairn_store",
     "cairn_tokens",

@@ -15,7 +15,7 @@ pub enum LaneStatus {
 /// What one retrieval lane did for one query: part of every trace receipt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaneReport {
-    /// Lane name: `lexical`, `tags`, `recency`, `vector`, `graph`.
+    /// Lane name: `lexical`, `tags`, `recency`, `vector`, `graph`, `remote:<source>`.
     pub name: String,
     /// Outcome.
     pub status: LaneStatus,
@@ -25,7 +25,8 @@ pub struct LaneReport {
     /// the same store and query give byte-identical output.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub micros: u64,
-    /// The failure, when `status` is `failed` (an error message, never item text).
+    /// The failure, when `status` is `failed`, or why the lane did not run, when `skipped` and a
+    /// reason is known (an error message, never item text or a secret).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }

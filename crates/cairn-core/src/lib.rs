@@ -20,6 +20,7 @@ mod item;
 mod lane;
 mod progress;
 mod scope;
+mod source;
 mod text;
 
 pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, PREVIOUS_KEY, SPAWNED_BY_KEY, context_of, embed_text};
@@ -28,6 +29,7 @@ pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
 pub use lane::{LaneReport, LaneStatus, Relevance};
 pub use progress::{NoProgress, Progress};
 pub use scope::Scope;
+pub use source::{Admission, CapturedTurn, Latencies, Source, SourceQuery, SourceState, SourceStatus};
 pub use text::{now_ms, prefix, prefix_words};
 
 /// The project an item belongs to when nothing says otherwise.

@@ -307,6 +307,30 @@ pub struct BootstrapResult {
     pub removed: Vec<String>,
     /// How the session was classified.
     pub session: SessionView,
+    /// How `RAG_CONTEXT.md` was made (when remote sources are configured): ids, counts and lanes,
+    /// never text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rag_context: Option<RagReceipt>,
+}
+
+/// The redacted receipt of `RAG_CONTEXT.md`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RagReceipt {
+    /// Whether the file was written (not for sub-agents, nor when the sources gave nothing).
+    pub written: bool,
+    /// Why it was not, when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// One report per source (`remote:<name>`), as in a turn's trace.
+    pub lanes: Vec<LaneReport>,
+    /// Ids of the entities included.
+    pub entities: Vec<String>,
+    /// Ids of the facts and relations included.
+    pub relations: Vec<String>,
+    /// Results left out (over a cap, the token cap, repeats, document chunks).
+    pub left_out: usize,
+    /// Tokens of the file.
+    pub tokens: usize,
 }
 
 /// The JSON schema of an [`Audience`] (`cairn-core` carries no schema types).

@@ -56,6 +56,12 @@ pub struct ContextSettings {
     pub task_budget: usize,
     /// The parent's last turns a sub-agent's task context shows.
     pub task_turns: usize,
+    /// `RAG_CONTEXT.md` (written at session start when remote sources are configured): most entities.
+    pub rag_entities: usize,
+    /// `RAG_CONTEXT.md`: most facts and relations.
+    pub rag_relations: usize,
+    /// `RAG_CONTEXT.md`: its token cap.
+    pub rag_budget: usize,
 }
 
 impl Default for ContextSettings {
@@ -74,6 +80,9 @@ impl Default for ContextSettings {
             modest_items: 3,
             task_budget: 800,
             task_turns: 5,
+            rag_entities: 20,
+            rag_relations: 30,
+            rag_budget: 800,
         }
     }
 }
@@ -210,6 +219,9 @@ pub struct EngineConfig {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// The link graph and its step.
     pub graph: GraphSettings,
+    /// Remote sources (`[remote.<name>]`), with their secrets read by the caller: consulted on every
+    /// turn and context request beside the recall lanes.
+    pub remote: Vec<cairn_remote::SourceConfig>,
 }
 
 impl std::fmt::Debug for EngineConfig {
@@ -221,6 +233,7 @@ impl std::fmt::Debug for EngineConfig {
             .field("context", &self.context)
             .field("embed", &self.embed.provider)
             .field("graph", &self.graph.enabled)
+            .field("remote", &self.remote.iter().map(|r| r.name.as_str()).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -242,6 +255,7 @@ impl EngineConfig {
             vector: VectorSettings::default(),
             embedder: None,
             graph: GraphSettings::default(),
+            remote: Vec::new(),
         }
     }
 

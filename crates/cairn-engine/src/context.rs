@@ -2,8 +2,6 @@
 //! ([`recall_for`]) and assembly ([`assemble_for`]), and both at once ([`context`]). The engine's
 //! [`Engine::context`](crate::Engine::context) and turns run exactly these; benchmarks time them apart.
 
-use std::time::Instant;
-
 use cairn_assemble::{AssembleOptions, AssembleRequest, Assembly};
 use cairn_core::{Hit, LaneReport, LaneStatus, Millis, Scope, now_ms, prefix_words};
 use cairn_recall::{RecallQuery, RecallResult, Recaller};
@@ -75,14 +73,19 @@ pub struct Recalled {
     pub warnings: Vec<String>,
     /// What the relevance floor decided; it reaches the receipt.
     pub relevance: Option<cairn_core::Relevance>,
+    /// The query's terms and their weights in the relevance floor: what hits of remote sources are
+    /// scored with.
+    pub weights: cairn_recall::QueryWeights,
 }
 
 impl Recalled {
-    /// Whether every lane that ran failed (nothing could be recalled at all).
+    /// Whether every local lane that ran failed (nothing could be recalled from the store at all);
+    /// remote lanes do not count: a failed source leaves the rest as it was.
     pub fn all_failed(&self) -> bool {
-        !self.lanes.is_empty()
-            && self.lanes.iter().all(|l| matches!(l.status, LaneStatus::Failed | LaneStatus::Skipped))
-            && self.lanes.iter().any(|l| l.status == LaneStatus::Failed)
+        let local = || self.lanes.iter().filter(|l| !l.name.starts_with(crate::remote::REMOTE_LANE));
+        local().next().is_some()
+            && local().all(|l| matches!(l.status, LaneStatus::Failed | LaneStatus::Skipped))
+            && local().any(|l| l.status == LaneStatus::Failed)
     }
 }
 
@@ -110,9 +113,11 @@ pub fn recall_for(
                 lanes,
                 warnings: result.warnings,
                 relevance: Some(result.relevance),
+                weights: result.weights,
             }
         }
         Err(e) => Recalled {
+            weights: cairn_recall::QueryWeights::uniform(&req.query),
             lanes: vec![LaneReport {
                 name: "lexical".into(),
                 status: LaneStatus::Failed,
@@ -238,41 +243,16 @@ impl Engine {
         Ok(recaller.recall(q))
     }
 
-    /// Recall over the index and every extra source.
+    /// Recall over the index and every remote source, side by side under one deadline (see
+    /// `remote.rs`).
     pub(crate) fn gather(&self, req: &ContextRequest) -> Recalled {
+        let pending = self.remote_start(req);
         let recaller = self.recaller();
         let mut recalled = match &recaller {
             Ok(r) => recall_for(Ok(r), req),
             Err(e) => recall_for(Err(e as &dyn std::fmt::Display), req),
         };
-        for source in &self.sources {
-            let started = Instant::now();
-            let (status, candidates, error) = match source.recall(&req.query, &req.scope, req.candidates) {
-                Ok(hits) => {
-                    let n = hits.len();
-                    for hit in hits {
-                        let in_scope = req.scope.contains(&hit.project, hit.audience);
-                        if in_scope && !recalled.hits.iter().any(|h| h.chunk_id == hit.chunk_id) {
-                            recalled.hits.push(hit);
-                        }
-                    }
-                    (LaneStatus::Ok, n, None)
-                }
-                Err(e) => (LaneStatus::Failed, 0, Some(e)),
-            };
-            recalled.lanes.push(LaneReport {
-                name: source.name().to_owned(),
-                status,
-                candidates,
-                micros: if req.timings { started.elapsed().as_micros() as u64 } else { 0 },
-                error,
-            });
-        }
-        if !self.sources.is_empty() {
-            recalled
-                .hits
-                .sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
-        }
+        self.remote_finish(pending, req, &mut recalled);
         recalled
     }
 

@@ -79,8 +79,9 @@ impl Engine {
         let turn = linked.as_ref().unwrap_or(turn);
         let mut writer = self.writer()?;
         let outcome = cairn_ingest::capture(&mut *writer, &self.cfg.capture, turn, now_ms())?;
-        if matches!(outcome, CaptureOutcome::Stored { .. }) {
+        if let CaptureOutcome::Stored { item_id, .. } = &outcome {
             self.sync_locked(&writer)?;
+            self.forward_stored(&writer, std::slice::from_ref(item_id));
         }
         Ok(outcome)
     }
@@ -161,7 +162,7 @@ impl Engine {
             }
         };
         let now = now_ms();
-        let outcomes = turns
+        let outcomes: Vec<_> = turns
             .iter()
             .zip(&linked)
             .map(|(t, l)| {
@@ -170,7 +171,25 @@ impl Engine {
             })
             .collect();
         let sync = self.sync_locked(&writer);
+        let stored: Vec<String> = outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Ok(CaptureOutcome::Stored { item_id, .. }) => Some(item_id.clone()),
+                _ => None,
+            })
+            .collect();
+        self.forward_stored(&writer, &stored);
         (outcomes, sync)
+    }
+
+    /// Queues the stored turns `ids` for write-through (when a source writes through).
+    fn forward_stored(&self, writer: &SqliteStore, ids: &[String]) {
+        if ids.is_empty() || !self.writes_through() {
+            return;
+        }
+        let items: Vec<cairn_core::Item> =
+            ids.iter().filter_map(|id| writer.get_item(id).ok().flatten()).collect();
+        self.forward_captured(&items);
     }
 
     /// Brings the index up to the store and makes the reader see it.

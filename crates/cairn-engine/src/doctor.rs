@@ -104,12 +104,12 @@ const NO_STORE: &str = "the store did not open";
 
 impl Engine {
     /// Checks every part of the engine, in order: store, index, model, vectors, routing, sessions,
-    /// permissions. `private_files` are files besides the store that must be the owner's alone (the
+    /// permissions, then each remote source (its health checked now). `private_files` are files besides the store that must be the owner's alone (the
     /// daemon's token); missing ones are skipped. Nothing is changed.
     pub fn doctor(&self, private_files: &[PathBuf]) -> Vec<Check> {
         let (store_check, store) = self.check_store();
         let (model_check, model) = self.check_model();
-        vec![
+        let mut checks = vec![
             store_check,
             self.check_index(store.as_ref()),
             model_check,
@@ -117,7 +117,40 @@ impl Engine {
             self.check_routing(),
             self.check_sessions(store.as_ref()),
             self.check_permissions(private_files),
-        ]
+        ];
+        checks.extend(self.check_sources());
+        checks
+    }
+
+    /// Each remote source, its health checked now: up is ok; down is a warning (turns go on without
+    /// it), unless it can never work as configured (a section that does not open, a secret whose
+    /// variable is unset), which fails.
+    fn check_sources(&self) -> Vec<Check> {
+        const FIX: &str = "fix the `[remote.<name>]` section in cairn.toml (see docs/remote.md)";
+        let mut out: Vec<Check> =
+            self.source_problems.iter().map(|p| Check::fail("remote", p.clone(), FIX)).collect();
+        for s in self.probe_sources() {
+            let name = format!("{}{}", crate::remote::REMOTE_LANE, s.name);
+            let at = format!(
+                "{} at {} ({} audience, timeout {} ms)",
+                s.kind, s.endpoint, s.audience, s.timeout_ms
+            );
+            let reason = s.reason.clone().unwrap_or_default();
+            out.push(match s.state {
+                cairn_core::SourceState::Up => Check::ok(&name, format!("{at}: healthy")),
+                _ if reason.contains("secret is not set") => Check::fail(
+                    &name,
+                    format!("{at}: {reason}"),
+                    "export the variable its `secret_env` names before starting cairn",
+                ),
+                _ => Check::warn(
+                    &name,
+                    format!("{at}: down: {reason}"),
+                    "start the service, or fix its `endpoint` (turns go on without it meanwhile)",
+                ),
+            });
+        }
+        out
     }
 
     /// The store: there, readable, a schema this build reads, SQLite's integrity check passes. Returns

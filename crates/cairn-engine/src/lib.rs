@@ -49,25 +49,28 @@ mod derive;
 mod doctor;
 pub mod eval;
 mod forget;
+mod forward;
 mod graph;
 mod index;
 mod links;
 mod open;
 mod portable;
 mod queue;
+mod remote;
 mod scope;
 mod session;
-mod source;
+mod sources;
 mod subagents;
 mod turn;
 mod vectors;
 
 pub use api::{
-    BootstrapFile, BootstrapResult, Caller, ContextQuery, GraphChoice, IngestNote, IntentView, RouteTrace,
-    SessionSummary, SessionView, StageMicros, SubagentEnded, SubagentSpawn, TaskTrace, TurnRequest,
-    TurnResponse, TurnTrace, fallback_note,
+    BootstrapFile, BootstrapResult, Caller, ContextQuery, GraphChoice, IngestNote, IntentView, RagReceipt,
+    RouteTrace, SessionSummary, SessionView, StageMicros, SubagentEnded, SubagentSpawn, TaskTrace,
+    TurnRequest, TurnResponse, TurnTrace, fallback_note,
 };
-pub use bootstrap::CONTEXT_FILE;
+pub use bootstrap::{CONTEXT_FILE, RAG_CONTEXT_FILE};
+pub use cairn_core::{Source, SourceState, SourceStatus};
 pub use config::{
     ContextSettings, DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_BUDGET, DEFAULT_MAX_PROMPT_BYTES, EngineConfig,
     GraphSettings,
@@ -81,8 +84,9 @@ pub use index::{SyncReport, rebuild_index, sync_index};
 pub use links::{LinkRequest, Linked};
 pub use open::Engine;
 pub use portable::{EXPORT_FORMAT, EXPORT_VERSION, PortableReport, Record};
+pub use remote::REMOTE_LANE;
 pub use session::{SessionEntry, SessionStates};
-pub use source::Source;
+pub use sources::{SourceAnswer, SourceRequest};
 pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors};
 
 /// The settings sections an [`EngineConfig`] is built from, in one place for adapters.
@@ -91,6 +95,7 @@ pub mod settings {
     pub use cairn_embed::{EmbedProvider, EmbedSettings};
     pub use cairn_ingest::{CaptureSettings, HarvestSettings};
     pub use cairn_recall::RecallSettings;
+    pub use cairn_remote::{RemoteSettings, SourceConfig, SourceSettings};
     pub use cairn_vector::VectorSettings;
 }
 

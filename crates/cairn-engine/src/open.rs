@@ -20,8 +20,8 @@ use cairn_tokens::Tokenizer;
 
 use crate::config::EngineConfig;
 use crate::session::SessionStates;
-use crate::source::Source;
 use crate::{Error, Result, SyncReport};
+use cairn_core::Source;
 
 /// A part that may have failed to open: the error is kept as text and reported in
 /// [`Engine::problems`].
@@ -60,7 +60,12 @@ pub struct Engine {
     graph: OnceLock<RwLock<Opened<Arc<Graph>>>>,
     /// The store sequence [`Engine::refresh_derived`] last caught up with.
     pub(crate) derived_seq: AtomicU64,
+    /// Remote sources, consulted on every request (`remote.rs`).
     pub(crate) sources: Vec<Arc<dyn Source>>,
+    /// Why configured sources could not be opened.
+    pub(crate) source_problems: Vec<String>,
+    /// Captured turns on their way to the sources that write through (`forward.rs`).
+    pub(crate) forwarder: crate::forward::Forwarder,
 }
 
 impl std::fmt::Debug for Engine {
@@ -120,6 +125,10 @@ impl Engine {
     }
 
     fn new(cfg: EngineConfig, lazy: bool) -> Engine {
+        let (sources, source_problems) = crate::sources::open_configured(&cfg.remote);
+        for p in &source_problems {
+            tracing::warn!("remote source not used: {p}");
+        }
         Engine {
             tokenizer: Tokenizer::new(cfg.context.encoding),
             cfg,
@@ -137,11 +146,14 @@ impl Engine {
             graph: OnceLock::new(),
             // Zero: the first refresh checks for work a previous run left (captures not yet embedded).
             derived_seq: AtomicU64::new(0),
-            sources: Vec::new(),
+            sources,
+            source_problems,
+            forwarder: Default::default(),
         }
     }
 
-    /// Adds an extra source of hits consulted on every turn and context request.
+    /// Adds a source of hits consulted on every turn and context request (after the configured
+    /// ones): for hosts with a source of their own, and tests.
     pub fn with_source(mut self, source: Arc<dyn Source>) -> Self {
         self.sources.push(source);
         self
@@ -169,11 +181,12 @@ impl Engine {
         {
             out.push(format!("graph step unavailable: {e}"));
         }
+        out.extend(self.source_problems.iter().map(|p| format!("remote source not used: {p}")));
         out
     }
 
     /// Names of the recall lanes and sources available (`lexical`, `tags`, `recency`, `vector`,
-    /// `graph`, then extra sources).
+    /// `graph`, then `remote:<name>` per source).
     pub fn lanes(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.recaller().is_ok() {
@@ -190,7 +203,7 @@ impl Engine {
         if self.graph_wanted() {
             out.push("graph".to_owned());
         }
-        out.extend(self.sources.iter().map(|s| s.name().to_owned()));
+        out.extend(self.sources.iter().map(|s| format!("{}{}", crate::remote::REMOTE_LANE, s.name())));
         out
     }
 

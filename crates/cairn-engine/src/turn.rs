@@ -16,10 +16,14 @@ use crate::open::Engine;
 use crate::session::{OneSession, SessionEntry};
 
 impl Engine {
-    /// Entity summaries of the best hits, for the router's entity boosts.
+    /// Entity summaries of the best hits, for the router's entity boosts: the best five, and up to
+    /// five more from remote sources (a Graphiti fact's relation and text are what the boosts key
+    /// off, more entities only ever add boosts).
     fn entities(hits: &[Hit]) -> Vec<EntitySummary> {
+        let remote = |h: &&Hit| h.why.lanes.iter().any(|l| l.starts_with(crate::remote::REMOTE_LANE));
         hits.iter()
             .take(5)
+            .chain(hits.iter().skip(5).filter(remote).take(5))
             .map(|h| EntitySummary {
                 summary: h.title.clone(),
                 facts: h

@@ -234,6 +234,54 @@ pub fn analyze(text: &str) -> Vec<String> {
     out
 }
 
+/// The words of `text` that say what it is about, as written (lowercased), each once, in order:
+/// every word but stop words, words that frame a question ("current", "status", "remind") and
+/// numbers alone; a run of CJK characters is kept whole. For services that take keywords (LightRAG's
+/// `hl_keywords`/`ll_keywords`) instead of asking their own model for them.
+pub fn content_words(text: &str) -> Vec<String> {
+    let framing = framing();
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |word: String| {
+        if !out.contains(&word) {
+            out.push(word);
+        }
+    };
+    // A run of CJK characters (split into one word per character by the segmenter) stays whole.
+    let mut run: Option<(usize, usize)> = None;
+    for (start, word) in text.split_word_bound_indices() {
+        let end = start + word.len();
+        if word.chars().next().is_some_and(is_cjk) && word.chars().all(is_cjk) {
+            run = match run {
+                Some((s, e)) if e == start => Some((s, end)),
+                Some((s, e)) => {
+                    push(text[s..e].to_owned());
+                    Some((start, end))
+                }
+                None => Some((start, end)),
+            };
+            continue;
+        }
+        if let Some((s, e)) = run.take() {
+            push(text[s..e].to_owned());
+        }
+        if !word.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        let lower = word.to_lowercase();
+        if lower.len() > MAX_TOKEN_BYTES || lower.chars().all(|c| c.is_numeric()) {
+            continue;
+        }
+        let terms = analyze(&lower);
+        if terms.iter().any(|t| framing.binary_search(t).is_err()) {
+            push(lower);
+        }
+    }
+    if let Some((s, e)) = run {
+        push(text[s..e].to_owned());
+    }
+    out
+}
+
 /// The tantivy tokenizer wrapping [`for_each_term`].
 #[derive(Clone, Default)]
 pub(crate) struct CairnTokenizer {
@@ -291,6 +339,16 @@ mod tests {
 
     fn check(text: &str, expect: &[&str]) {
         assert_eq!(analyze(text), expect, "analysing {text:?}");
+    }
+
+    #[test]
+    fn content_words_drop_stop_and_framing_words() {
+        assert_eq!(
+            content_words("What's the current status of the Acme contract? Remind me, Acme's 2026 deal"),
+            ["acme", "contract", "acme's", "deal"]
+        );
+        assert_eq!(content_words("北京的故宫 opening hours"), ["北京的故宫", "opening", "hours"]);
+        assert!(content_words("what's new today?").is_empty());
     }
 
     #[test]

@@ -71,10 +71,10 @@ mod recall;
 mod stats;
 mod taat;
 
-pub use analyzer::{STOP_WORDS, analyze};
+pub use analyzer::{STOP_WORDS, analyze, content_words};
 pub use error::{Error, ErrorKind, Result};
 pub use index::{ChunkWriter, RecallIndex, SCHEMA_VERSION};
 pub use recall::{
-    ALL_LANES, Calibration, DEFAULT_FLOOR, Fusion, LaneWeights, RecallQuery, RecallResult, RecallSettings,
-    Recaller, VectorLane, lane,
+    ALL_LANES, COVERAGE_PART, Calibration, DEFAULT_FLOOR, ExternalScored, Fusion, LaneWeights, QueryWeights,
+    RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane, lane, score_external,
 };

@@ -110,6 +110,26 @@ pub fn daemon(options: &ServeSettings, data_dir: &Path) -> Check {
     Check::ok(NAME, format!("version {version} runs at {at}, up {uptime} s"))
 }
 
+/// `GET path` from the daemon of `options` (TCP or Unix socket) with the token of `data_dir` (or the
+/// configured one): the body of a 200 answer, or why there is none.
+pub fn daemon_get(options: &ServeSettings, data_dir: &Path, path: &str) -> Result<String, String> {
+    let token = options.token.clone().or_else(|| {
+        std::fs::read_to_string(crate::token_path(data_dir))
+            .ok()
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty())
+    });
+    let (status, body) = match &options.unix {
+        Some(socket) => get_unix(socket, path, token.as_deref())?,
+        None => get_tcp(reachable(options.addr), path, token.as_deref())?,
+    };
+    match status {
+        200 => Ok(body),
+        401 => Err("HTTP 401: it refuses this data dir's token".to_owned()),
+        other => Err(format!("HTTP {other}")),
+    }
+}
+
 /// The address to reach a daemon listening on `addr` at: a wildcard address is reached through
 /// loopback.
 fn reachable(addr: SocketAddr) -> SocketAddr {

@@ -167,13 +167,11 @@ impl Daemon {
     /// Starts the capture worker over `engine`.
     pub fn new(engine: Arc<Engine>, options: ServeSettings) -> Daemon {
         let worker = worker::Worker::start(engine.clone(), options.capture_batch);
-        let state = Arc::new(AppState {
-            engine,
-            metrics: metrics::Metrics::default(),
-            worker: worker.handle(),
-            options,
-            started: Instant::now(),
-        });
+        let mut metrics = metrics::Metrics::default();
+        let watched = engine.clone();
+        metrics.watch_sources(move || watched.sources_status());
+        let state =
+            Arc::new(AppState { engine, metrics, worker: worker.handle(), options, started: Instant::now() });
         Daemon { state, worker }
     }
 
@@ -262,6 +260,25 @@ impl Daemon {
                 }
             })
         };
+        // Each remote source's health, checked at start and then every `health_interval_ms`.
+        let probers: Vec<_> = self
+            .state
+            .engine
+            .source_schedule()
+            .into_iter()
+            .map(|(name, every)| {
+                let engine = self.state.engine.clone();
+                tokio::spawn(async move {
+                    let mut tick = tokio::time::interval(every);
+                    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                    loop {
+                        tick.tick().await;
+                        let (e, n) = (engine.clone(), name.clone());
+                        let _ = tokio::task::spawn_blocking(move || e.probe_source(&n)).await;
+                    }
+                })
+            })
+            .collect();
         let served = match &self.state.options.unix {
             Some(path) => {
                 remove_stale_socket(path)?;
@@ -282,6 +299,9 @@ impl Daemon {
         };
         flusher.abort();
         deriver.abort();
+        for p in &probers {
+            p.abort();
+        }
         pruner.abort();
         reloader.abort();
         // Finish every queued capture, then save session state.

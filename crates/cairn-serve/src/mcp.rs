@@ -1,6 +1,7 @@
 //! `cairn mcp`: an MCP server over stdio (the official Rust SDK, `rmcp`) with the tools `search`,
 //! `get`, `context`, `ingest`, `forget`, `intent` and `status`, answered by the same [`Engine`] as the
-//! HTTP daemon. It runs as the local owner by default (the user's own client starts it over stdio);
+//! HTTP daemon; and, for each kind of remote source configured, `graphiti_search`, `lightrag_query`
+//! or `memory_service_query`, which ask that source directly after checking its health. It runs as the local owner by default (the user's own client starts it over stdio);
 //! `--session-key` or `--audience public` narrow it, and a tool's `session_key` only ever narrows
 //! further ([`Engine::scope_within`]).
 
@@ -133,6 +134,140 @@ pub struct IntentArgs {
     pub session_key: Option<String>,
 }
 
+/// A span of dates (`2026-03-01`, RFC 3339), either end open.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct TimeRange {
+    /// First day (inclusive).
+    #[serde(default)]
+    pub start: Option<String>,
+    /// Last day (inclusive).
+    #[serde(default)]
+    pub end: Option<String>,
+}
+
+/// `graphiti_search` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GraphitiSearchArgs {
+    /// Natural-language query.
+    pub query: String,
+    /// Only facts valid within this span (by their `valid_at`).
+    #[serde(default, rename = "timeRange")]
+    pub time_range: Option<TimeRange>,
+    /// Most facts (default 10).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<usize>,
+    /// Only this project's group.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Answer as this session would see it (narrows, never widens, what the server sees).
+    #[serde(default)]
+    pub session_key: Option<String>,
+}
+
+/// LightRAG's retrieval modes.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RagMode {
+    /// Vector search over chunks.
+    Naive,
+    /// Entities and their relations.
+    Local,
+    /// Relations by theme.
+    Global,
+    /// Local and global.
+    Hybrid,
+    /// The knowledge graph and vector search over chunks.
+    Mix,
+}
+
+/// `lightrag_query` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LightragQueryArgs {
+    /// Natural-language query.
+    pub query: String,
+    /// Retrieval mode (default hybrid).
+    #[serde(default)]
+    pub mode: Option<RagMode>,
+    /// Most results (default 5).
+    #[serde(default, rename = "topK")]
+    #[schemars(range(min = 1, max = 50))]
+    pub top_k: Option<usize>,
+    /// Include the document chunks (the sources) besides entities and relations (default true).
+    #[serde(default, rename = "includeSources")]
+    pub include_sources: Option<bool>,
+    /// Only this project's workspace.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Answer as this session would see it (narrows, never widens, what the server sees).
+    #[serde(default)]
+    pub session_key: Option<String>,
+}
+
+/// `memory_service_query` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MemoryServiceQueryArgs {
+    /// Natural-language query.
+    pub query: String,
+    /// Most memories (default 10).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<usize>,
+    /// Only this project's entity id.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Answer as this session would see it (narrows, never widens, what the server sees).
+    #[serde(default)]
+    pub session_key: Option<String>,
+}
+
+/// One result of a remote source.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RemoteHitOut {
+    /// Its id, `remote:<source>:<what>:<id>`.
+    pub id: String,
+    /// Title (a fact's relation, an entity's name and type, a document's file name).
+    pub title: String,
+    /// The whole text.
+    pub text: String,
+    /// Its date (`valid_at` for a Graphiti fact, `created_at` for a memory), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+}
+
+/// A remote source's answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RemoteOut {
+    /// The source asked (its configured name).
+    pub source: String,
+    /// Its results, in its own order.
+    pub results: Vec<RemoteHitOut>,
+}
+
+fn remote_out(a: cairn_engine::SourceAnswer) -> RemoteOut {
+    let results = a
+        .hits
+        .into_iter()
+        .map(|h| RemoteHitOut {
+            date: (h.created_at != cairn_core::UNDATED).then(|| day(h.created_at)),
+            id: h.chunk_id,
+            title: h.title,
+            text: h.text,
+        })
+        .collect();
+    RemoteOut { source: a.source, results }
+}
+
+fn day(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date().to_string())
+        .unwrap_or_default()
+}
+
+/// The tools of the remote sources, with the kind of source each needs.
+const REMOTE_TOOLS: [(&str, &str); 3] =
+    [("graphiti_search", "graphiti"), ("lightrag_query", "lightrag"), ("memory_service_query", "mem0")];
+
 /// `search` output.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchOut {
@@ -235,7 +370,111 @@ async fn run<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Resul
 impl CairnMcp {
     /// A server over `engine` answering as `identity`.
     pub fn new(engine: Arc<Engine>, identity: Identity) -> Self {
-        Self { engine, identity, tool_router: Self::tool_router() }
+        let mut tool_router = Self::tool_router();
+        // A remote tool is listed only when a source of its kind is configured.
+        let kinds = engine.source_kinds();
+        for (tool, kind) in REMOTE_TOOLS {
+            if !kinds.iter().any(|k| k == kind) {
+                tool_router.remove_route(tool);
+            }
+        }
+        Self { engine, identity, tool_router }
+    }
+
+    /// Asks the configured source of `kind` (health checked first).
+    async fn ask_source(
+        &self,
+        kind: &'static str,
+        query: String,
+        k: usize,
+        mode: Option<String>,
+        scope: Scope,
+    ) -> Result<cairn_engine::SourceAnswer, String> {
+        if query.trim().is_empty() {
+            return Err("`query` must not be empty".into());
+        }
+        if !(1..=50).contains(&k) {
+            return Err(format!("the number of results must be within 1..=50, got {k}"));
+        }
+        let engine = self.engine.clone();
+        let req = cairn_engine::SourceRequest { query, k, mode, scope };
+        run(move || engine.query_source(kind, &req)).await?
+    }
+
+    /// Facts from the temporal knowledge graph (Graphiti).
+    #[tool(
+        name = "graphiti_search",
+        description = "Search the temporal knowledge graph (Graphiti) for facts about entities and their relations from past sessions, each with when it held. Checks the service's health first and fails with the source's name if it is down.",
+        annotations(read_only_hint = true, open_world_hint = true)
+    )]
+    async fn graphiti_search(
+        &self,
+        Parameters(a): Parameters<GraphitiSearchArgs>,
+    ) -> Result<Json<RemoteOut>, String> {
+        let span = match &a.time_range {
+            Some(r) => {
+                let at = |s: &Option<String>, what: &str| -> Result<Option<i64>, String> {
+                    s.as_deref()
+                        .map(|d| {
+                            cairn_engine::parse_date(d)
+                                .ok_or_else(|| format!("`timeRange.{what}` is not a date: `{d}`"))
+                        })
+                        .transpose()
+                };
+                Some((at(&r.start, "start")?, at(&r.end, "end")?.map(|e| e + 86_400_000 - 1)))
+            }
+            None => None,
+        };
+        let scope = self.scope(a.session_key.as_deref(), a.project);
+        let mut answer = self.ask_source("graphiti", a.query, a.limit.unwrap_or(10), None, scope).await?;
+        if let Some((start, end)) = span {
+            answer.hits.retain(|h| {
+                h.created_at != cairn_core::UNDATED
+                    && start.is_none_or(|s| h.created_at >= s)
+                    && end.is_none_or(|e| h.created_at <= e)
+            });
+        }
+        Ok(Json(remote_out(answer)))
+    }
+
+    /// Entities, relations and document chunks from the document knowledge base (LightRAG).
+    #[tool(
+        name = "lightrag_query",
+        description = "Query the long-term document knowledge base (LightRAG): entities, relations and, with includeSources, the document chunks they come from (retrieval only, no generated answer). Checks the service's health first and fails with the source's name if it is down.",
+        annotations(read_only_hint = true, open_world_hint = true)
+    )]
+    async fn lightrag_query(
+        &self,
+        Parameters(a): Parameters<LightragQueryArgs>,
+    ) -> Result<Json<RemoteOut>, String> {
+        let mode = match a.mode.unwrap_or(RagMode::Hybrid) {
+            RagMode::Naive => "naive",
+            RagMode::Local => "local",
+            RagMode::Global => "global",
+            RagMode::Hybrid => "hybrid",
+            RagMode::Mix => "mix",
+        };
+        let scope = self.scope(a.session_key.as_deref(), a.project);
+        let mut answer =
+            self.ask_source("lightrag", a.query, a.top_k.unwrap_or(5), Some(mode.to_owned()), scope).await?;
+        if !a.include_sources.unwrap_or(true) {
+            answer.hits.retain(|h| !h.chunk_id.contains(":chunk:"));
+        }
+        Ok(Json(remote_out(answer)))
+    }
+
+    /// Memories from the memory service (mem0).
+    #[tool(
+        name = "memory_service_query",
+        description = "Query the memory service (mem0) for stored memories about the user. Checks the service's health first and fails with the source's name if it is down.",
+        annotations(read_only_hint = true, open_world_hint = true)
+    )]
+    async fn memory_service_query(
+        &self,
+        Parameters(a): Parameters<MemoryServiceQueryArgs>,
+    ) -> Result<Json<RemoteOut>, String> {
+        let scope = self.scope(a.session_key.as_deref(), a.project);
+        Ok(Json(remote_out(self.ask_source("mem0", a.query, a.limit.unwrap_or(10), None, scope).await?)))
     }
 
     fn scope(&self, session_key: Option<&str>, project: Option<String>) -> Scope {

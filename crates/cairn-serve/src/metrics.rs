@@ -5,9 +5,14 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use prometheus_client::collector::Collector;
 use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
@@ -96,7 +101,92 @@ pub fn label(name: &'static str, value: impl Into<String>) -> Labels {
     vec![(name, value.into())]
 }
 
+/// The remote sources' metrics, read from the sources at each scrape: every surface's calls count
+/// (turns, context requests, search), not only the daemon's.
+struct SourceMetrics(Box<dyn Fn() -> Vec<cairn_engine::SourceStatus> + Send + Sync>);
+
+impl std::fmt::Debug for SourceMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SourceMetrics")
+    }
+}
+
+impl Collector for SourceMetrics {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let statuses = (self.0)();
+        if statuses.is_empty() {
+            return Ok(());
+        }
+        let labels = |s: &cairn_engine::SourceStatus| [("source", s.name.clone()), ("kind", s.kind.clone())];
+        {
+            let mut m = encoder.encode_descriptor(
+                "remote_source_up",
+                "Each remote source's health: 1 up, 0 down, -1 not checked yet",
+                None,
+                MetricType::Gauge,
+            )?;
+            for s in &statuses {
+                let v: i64 = match s.state {
+                    cairn_engine::SourceState::Up => 1,
+                    cairn_engine::SourceState::Down => 0,
+                    cairn_engine::SourceState::Unknown => -1,
+                };
+                ConstGauge::new(v).encode(m.encode_family(&labels(s))?)?;
+            }
+        }
+        type Count = fn(&cairn_engine::SourceStatus) -> u64;
+        let counters: [(&str, &str, Count); 4] = [
+            ("remote_source_calls", "Calls made to each remote source", |s| s.calls),
+            ("remote_source_errors", "Calls to each remote source that failed (timeouts included)", |s| {
+                s.errors
+            }),
+            ("remote_source_timeouts", "Calls to each remote source that ran out of time", |s| s.timeouts),
+            ("remote_source_skipped", "Requests that made no call because the source was down", |s| {
+                s.skipped_down
+            }),
+        ];
+        for (name, help, value) in counters {
+            let mut m = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
+            for s in &statuses {
+                ConstCounter::new(value(s)).encode(m.encode_family(&labels(s))?)?;
+            }
+        }
+        let mut m = encoder.encode_descriptor(
+            "remote_source_latency_seconds",
+            "Latency of the calls made to each remote source",
+            None,
+            MetricType::Histogram,
+        )?;
+        for s in &statuses {
+            let l = &s.latency;
+            let mut buckets: Vec<(f64, u64)> = Vec::with_capacity(l.counts.len());
+            let mut below = 0;
+            for (i, &cumulative) in l.counts.iter().enumerate() {
+                let bound = l.bounds_ms.get(i).map_or(f64::INFINITY, |ms| ms / 1000.0);
+                buckets.push((bound, cumulative - below));
+                below = cumulative;
+            }
+            let count = l.counts.last().copied().unwrap_or(0);
+            m.encode_family(&labels(s))?.encode_histogram::<NoLabelSet>(
+                l.sum_ms / 1000.0,
+                count,
+                &buckets,
+                None,
+            )?;
+        }
+        Ok(())
+    }
+}
+
 impl Metrics {
+    /// Exports the remote sources' state and statistics as `statuses` reports them at each scrape.
+    pub fn watch_sources(
+        &mut self,
+        statuses: impl Fn() -> Vec<cairn_engine::SourceStatus> + Send + Sync + 'static,
+    ) {
+        self.registry.register_collector(Box::new(SourceMetrics(Box::new(statuses))));
+    }
+
     /// Counts one routed turn and the packs it injected.
     pub fn routed(&self, packs: &[String]) {
         self.routed.fetch_add(1, Ordering::Relaxed);

@@ -40,6 +40,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/forget"),
     ("post", "/v1/subagents"),
     ("post", "/v1/subagents/ended"),
+    ("get", "/v1/sources"),
 ];
 
 type Shared = State<Arc<AppState>>;
@@ -62,6 +63,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/forget", post(forget))
         .route("/v1/subagents", post(subagent_spawned))
         .route("/v1/subagents/ended", post(subagent_ended))
+        .route("/v1/sources", get(sources))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
         .layer(middleware::from_fn_with_state(state.clone(), crate::guard::guard))
@@ -173,6 +175,14 @@ async fn metrics(State(state): Shared) -> Response {
     let body = state.metrics.render(depth);
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)
         .into_response()
+}
+
+/// Each remote source as the daemon's prober last saw it, with its call statistics (no network).
+async fn sources(State(state): Shared) -> Json {
+    axum::Json(json!({
+        "sources": state.engine.sources_status(),
+        "problems": state.engine.source_problems(),
+    }))
 }
 
 async fn openapi() -> Response {

@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_core::{Hit, Scope};
+use cairn_core::{Admission, Hit, SourceQuery, SourceStatus};
 use cairn_engine::{Engine, Source};
 use cairn_serve::ServeSettings;
 use common::{TestDaemon, engine_config, options, seed};
@@ -304,9 +304,24 @@ impl Source for SlowSource {
     fn name(&self) -> &str {
         "slow"
     }
-    fn recall(&self, _: &str, _: &Scope, _: usize) -> Result<Vec<Hit>, String> {
+    fn audience(&self) -> cairn_core::Audience {
+        cairn_core::Audience::Private
+    }
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(5)
+    }
+    fn admit(&self, _: &SourceQuery<'_>) -> Admission {
+        Admission::Call
+    }
+    fn recall(&self, _: &SourceQuery<'_>) -> Result<Vec<Hit>, String> {
         std::thread::sleep(Duration::from_millis(800));
         Ok(vec![])
+    }
+    fn status(&self) -> SourceStatus {
+        SourceStatus { name: "slow".into(), ..SourceStatus::default() }
+    }
+    fn probe(&self) -> SourceStatus {
+        self.status()
     }
 }
 

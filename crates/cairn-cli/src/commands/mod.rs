@@ -14,3 +14,4 @@ pub(crate) mod recall;
 pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod sessions;
+pub(crate) mod sources;

@@ -11,6 +11,7 @@
 use cairn_core::Relevance;
 use tantivy::{DocAddress, Searcher};
 
+use super::external::QueryWeights;
 use super::fusion::{COVERAGE, Fused, relevance};
 use super::hits::Matched;
 use super::lanes::lexical::{QueryTerm, TermWeights};
@@ -24,7 +25,9 @@ const COVERED_HEAD: usize = 30;
 impl Recaller {
     /// Sets the coverage part of the head of `fused` (in rank order), then empties `fused` when its
     /// best relevance is below the floor; says what it saw, and the query terms it found in the head
-    /// (for the hits' `why`). `weights`: each of `terms`' idf, when the lexical lane ran.
+    /// (for the hits' `why`), and the query's terms with the weight each carries here (for hits from
+    /// outside the index; `None` when the lexical lane did not weigh them). `weights`: each of
+    /// `terms`' idf, when the lexical lane ran.
     pub(super) fn apply_floor(
         &self,
         searcher: &Searcher,
@@ -32,9 +35,10 @@ impl Recaller {
         weights: Option<&TermWeights>,
         fused: &mut Vec<Fused>,
         warnings: &mut Vec<String>,
-    ) -> (Relevance, Matched) {
+    ) -> (Relevance, Matched, Option<QueryWeights>) {
         let s = &self.settings;
         let mut matched = Matched::new();
+        let mut query_weights = None;
         let weights = weights.filter(|w| w.idf.len() == terms.len());
         if let Some(w) = weights {
             // Words that frame a question ("current status", "catch me up") weigh nothing here, nor
@@ -49,6 +53,11 @@ impl Recaller {
                     if bridging || framing.binary_search(&t.term).is_ok() { 0.0 } else { i }
                 })
                 .collect();
+            let mut qw = QueryWeights::default();
+            for (t, &i) in terms.iter().zip(&idf) {
+                qw.push(&t.term, &t.surface, i, t.clause);
+            }
+            query_weights = Some(qw);
             let total: f32 = idf.iter().sum();
             let head: Vec<(usize, DocAddress)> = fused
                 .iter()
@@ -103,6 +112,6 @@ impl Recaller {
             report.below = fused.len();
             fused.clear();
         }
-        (report, matched)
+        (report, matched, query_weights)
     }
 }

@@ -11,6 +11,7 @@
 //! - [`ties`]: the cut to `k`, ties broken by chunk id;
 //! - [`hits`]: the hits read and explained (`why`).
 
+mod external;
 mod floor;
 mod fusion;
 mod hits;
@@ -26,6 +27,7 @@ use cairn_core::{Hit, LaneReport, Millis, Relevance, Scope};
 use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, IndexReader, ReloadPolicy, Searcher};
 
+pub use external::{COVERAGE_PART, ExternalScored, QueryWeights, score_external};
 use lanes::Found;
 pub(crate) use lanes::SegmentScope;
 use lanes::date::QueryDates;
@@ -313,6 +315,10 @@ pub struct RecallResult {
     /// Problems that did not stop recall (a hit that could not be read, ...). No item text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The query's terms with the weight each carries in the relevance floor: what hits from outside
+    /// the index are scored with ([`score_external`]).
+    #[serde(skip)]
+    pub weights: QueryWeights,
 }
 
 /// What an index generation holds, for the lanes to skip work that cannot matter.
@@ -467,8 +473,9 @@ impl Recaller {
             self.fuse(&found, &sims, lexical_full, (query_tags.len(), terms.len()), vector_weight);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
         let Found { term_idf, warnings, .. } = &mut found;
-        let (relevance, matched) =
+        let (relevance, matched, weights) =
             self.apply_floor(&searcher, &terms, term_idf.as_ref(), &mut fused, warnings);
+        let weights = weights.unwrap_or_else(|| QueryWeights::uniform(&q.text));
         let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
         let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);
         let hits = self.best_explained(&searcher, hits, &terms, q.k, &matched, &mut found.warnings);
@@ -483,6 +490,7 @@ impl Recaller {
             query_dates: dates.describe(),
             relevance,
             warnings: found.warnings,
+            weights,
         }
     }
 

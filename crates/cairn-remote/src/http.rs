@@ -1,0 +1,238 @@
+//! The HTTP side every client shares: one keep-alive `ureq` agent per source, the secret in its
+//! header, a time limit per call, JSON in and out, and failures sorted by what they mean (too slow,
+//! unreachable, refused, answered wrongly). Error messages never quote the secret, the query or the
+//! service's stored text: only status codes, FastAPI's validation messages and the field they name.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::settings::Secret;
+
+/// Largest answer read, in bytes.
+const MAX_BODY: u64 = 4 << 20;
+/// How much of an error message is kept, in characters.
+const EXCERPT: usize = 200;
+
+/// Why a call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CallError {
+    /// No answer within the time limit (milliseconds).
+    Timeout(u64),
+    /// No connection (refused, no route, no such host).
+    Unreachable(String),
+    /// An answer with an error status; `detail` is the service's message, without echoed input.
+    Status { status: u16, detail: String },
+    /// A 2xx answer that is not what the API documents.
+    Malformed(String),
+}
+
+impl CallError {
+    pub(crate) fn is_timeout(&self) -> bool {
+        matches!(self, CallError::Timeout(_))
+    }
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Timeout(ms) => write!(f, "timeout {ms} ms"),
+            CallError::Unreachable(why) => write!(f, "unreachable: {why}"),
+            CallError::Status { status: status @ (401 | 403), detail } => {
+                write!(f, "HTTP {status}: credentials rejected")?;
+                if !detail.is_empty() {
+                    write!(f, " ({detail})")?;
+                }
+                Ok(())
+            }
+            CallError::Status { status, detail } if detail.is_empty() => write!(f, "HTTP {status}"),
+            CallError::Status { status, detail } => write!(f, "HTTP {status}: {detail}"),
+            CallError::Malformed(why) => write!(f, "malformed answer: {why}"),
+        }
+    }
+}
+
+/// A service's base URL, its agent and its credentials.
+pub(crate) struct Http {
+    base: String,
+    agent: ureq::Agent,
+    /// Header name and value (`Bearer <secret>` for `Authorization`).
+    auth: Option<(String, Secret)>,
+    /// The secret as sent, to scrub from anything quoted back.
+    secret: Option<Secret>,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http").field("base", &self.base).field("auth", &self.auth.is_some()).finish()
+    }
+}
+
+impl Http {
+    /// A client of `endpoint`, sending `secret` in `header` when given.
+    pub(crate) fn new(endpoint: &str, header: &str, secret: Option<Secret>) -> Http {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        let auth = secret.as_ref().map(|s| {
+            let value = if header.eq_ignore_ascii_case("authorization") {
+                format!("Bearer {}", s.expose())
+            } else {
+                s.expose().to_owned()
+            };
+            (header.to_owned(), Secret::new(value))
+        });
+        Http { base: endpoint.trim_end_matches('/').to_owned(), agent, auth, secret }
+    }
+
+    /// `GET path`, parsed as JSON; `authed`: with the credentials.
+    pub(crate) fn get(&self, path: &str, timeout: Duration, authed: bool) -> Result<Value, CallError> {
+        let mut req = self.agent.get(format!("{}{path}", self.base));
+        if authed && let Some((h, v)) = &self.auth {
+            req = req.header(h.as_str(), v.expose());
+        }
+        let resp = req.config().timeout_global(Some(timeout)).build().call();
+        self.answer(resp, timeout)
+    }
+
+    /// `POST path` with a JSON `body` and extra `headers`, parsed as JSON (an empty 2xx body is
+    /// `null`).
+    pub(crate) fn post(
+        &self,
+        path: &str,
+        body: &Value,
+        headers: &[(&str, &str)],
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let mut req =
+            self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
+        if let Some((h, v)) = &self.auth {
+            req = req.header(h.as_str(), v.expose());
+        }
+        for (h, v) in headers {
+            req = req.header(*h, *v);
+        }
+        let bytes = serde_json::to_vec(body).map_err(|e| CallError::Malformed(format!("request: {e}")))?;
+        let resp = req.config().timeout_global(Some(timeout)).build().send(&bytes[..]);
+        self.answer(resp, timeout)
+    }
+
+    fn answer(
+        &self,
+        resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let ms = timeout.as_millis() as u64;
+        let mut resp = resp.map_err(|e| self.transport(e, ms))?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY)
+            .lossy_utf8(true)
+            .read_to_string()
+            .map_err(|e| self.transport(e, ms))?;
+        if !(200..300).contains(&status) {
+            return Err(CallError::Status { status, detail: self.scrub(&detail_of(&text)) });
+        }
+        if text.trim().is_empty() {
+            return Ok(Value::Null);
+        }
+        // The body's own text is never quoted: it may hold what the service stores.
+        serde_json::from_str(&text)
+            .map_err(|e| CallError::Malformed(format!("not JSON (line {}, column {})", e.line(), e.column())))
+    }
+
+    fn transport(&self, e: ureq::Error, ms: u64) -> CallError {
+        match e {
+            ureq::Error::Timeout(_) => CallError::Timeout(ms),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => CallError::Timeout(ms),
+            ureq::Error::Io(io) => CallError::Unreachable(self.scrub(&io.kind().to_string())),
+            ureq::Error::HostNotFound => CallError::Unreachable("host not found".into()),
+            ureq::Error::ConnectionFailed => CallError::Unreachable("connection failed".into()),
+            other => CallError::Unreachable(self.scrub(&prefix(&other.to_string()))),
+        }
+    }
+
+    /// `text` with the secret (should a service echo it) replaced.
+    fn scrub(&self, text: &str) -> String {
+        match &self.secret {
+            Some(s) if !s.expose().is_empty() => text.replace(s.expose(), "***"),
+            _ => text.to_owned(),
+        }
+    }
+}
+
+/// The message of an error answer: FastAPI's `detail` (a string, or validation errors reduced to
+/// `field: message`, never the `input` they echo), else nothing.
+fn detail_of(body: &str) -> String {
+    let Ok(v) = serde_json::from_str::<Value>(body) else { return String::new() };
+    let out = match v.get("detail") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(errors)) => errors
+            .iter()
+            .map(|e| {
+                let loc: Vec<String> = e
+                    .get("loc")
+                    .and_then(Value::as_array)
+                    .map(|l| {
+                        l.iter()
+                            .filter(|p| p.as_str() != Some("body"))
+                            .map(|p| match p {
+                                Value::String(s) => s.clone(),
+                                other => other.to_string(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let msg = e.get("msg").and_then(Value::as_str).unwrap_or("invalid");
+                if loc.is_empty() { msg.to_owned() } else { format!("{}: {msg}", loc.join(".")) }
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        _ => String::new(),
+    };
+    prefix(&out)
+}
+
+fn prefix(s: &str) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(EXCERPT) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_errors_keep_field_and_message_only() {
+        let body = r#"{"detail":[{"type":"missing","loc":["body","query"],"msg":"Field required","input":{"secret prompt":1}}]}"#;
+        assert_eq!(detail_of(body), "query: Field required");
+        assert_eq!(detail_of(r#"{"detail":"Invalid API key."}"#), "Invalid API key.");
+        assert_eq!(detail_of("<html>oops</html>"), "");
+    }
+
+    #[test]
+    fn messages_say_what_happened() {
+        assert_eq!(CallError::Timeout(800).to_string(), "timeout 800 ms");
+        assert_eq!(
+            CallError::Status { status: 403, detail: "Invalid API Key".into() }.to_string(),
+            "HTTP 403: credentials rejected (Invalid API Key)"
+        );
+        assert_eq!(CallError::Status { status: 500, detail: String::new() }.to_string(), "HTTP 500");
+    }
+
+    #[test]
+    fn a_secret_echoed_back_is_scrubbed() {
+        let http = Http::new("http://127.0.0.1:1/", "X-API-Key", Some(Secret::new("s3cret")));
+        assert_eq!(http.scrub("bad key s3cret"), "bad key ***");
+        assert_eq!(http.base, "http://127.0.0.1:1");
+        assert!(!format!("{http:?}").contains("s3cret"));
+    }
+}
