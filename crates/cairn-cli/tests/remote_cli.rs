@@ -95,7 +95,9 @@ async fn serve_with_a_graphiti_source_up_slow_and_down() {
     let without = slow["prepend_context"].as_str().unwrap().to_owned();
     assert!(!without.contains("Acme"));
 
-    // Down: after the prober's next check, a turn makes no call and costs no time.
+    // Down: after the prober's next check, a turn makes no call and costs no time. (The slow call is
+    // first left to run out of its own time, so it is counted as a timeout, not as a dropped connection.)
+    tokio::time::sleep(Duration::from_millis(600)).await;
     server.stop();
     tokio::time::sleep(Duration::from_millis(700)).await;
     let sources: Value = client.get(format!("{url}/v1/sources")).send().await.unwrap().json().await.unwrap();

@@ -129,12 +129,14 @@ impl FakeServer {
             rt.block_on(async move {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
                 ready.send(listener.local_addr().expect("addr")).expect("ready");
-                let _ = axum::serve(listener, app)
-                    .with_graceful_shutdown(async move {
-                        let _ = stopped.await;
-                    })
-                    .await;
+                // Not a graceful shutdown: a stopped server must not go on answering on a connection a
+                // client keeps alive. Dropping the runtime below closes every open connection.
+                tokio::select! {
+                    _ = axum::serve(listener, app) => {}
+                    _ = stopped => {}
+                }
             });
+            drop(rt);
         });
         let addr = bound.recv().expect("the fake server started");
         FakeServer { addr, control, stop: Some(stop), thread: Some(thread) }
