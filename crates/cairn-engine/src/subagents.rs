@@ -277,6 +277,12 @@ impl Engine {
         TaskBlock { text, trace }
     }
 
+    /// One session's line of the listing, before its relations are known.
+    fn session_summary(&self, key: String, turns: u64, last_seen: Option<Millis>) -> SessionSummary {
+        let kind = self.classify(&key).session_type.as_str().to_ascii_lowercase();
+        SessionSummary { key, kind, turns, last_seen, parent: None, children: vec![], spawn: None }
+    }
+
     /// Every session captured or spawned, with its sub-agent relations: parents first, each followed
     /// by its children (the `cairn sessions` listing).
     pub fn sessions_overview(&self) -> Result<Vec<SessionSummary>> {
@@ -286,28 +292,12 @@ impl Engine {
         let mut out: Vec<SessionSummary> = store
             .session_summaries()?
             .into_iter()
-            .map(|(key, turns, last)| SessionSummary {
-                kind: self.classify(&key).session_type.as_str().to_ascii_lowercase(),
-                key,
-                turns,
-                last_seen: Some(last),
-                parent: None,
-                children: vec![],
-                spawn: None,
-            })
+            .map(|(key, turns, last)| self.session_summary(key, turns, Some(last)))
             .collect();
         for link in &links {
             for key in [&link.parent, &link.child] {
                 if !out.iter().any(|s| &s.key == key) {
-                    out.push(SessionSummary {
-                        kind: self.classify(key).session_type.as_str().to_ascii_lowercase(),
-                        key: key.clone(),
-                        turns: 0,
-                        last_seen: None,
-                        parent: None,
-                        children: vec![],
-                        spawn: None,
-                    });
+                    out.push(self.session_summary(key.clone(), 0, None));
                 }
             }
         }
