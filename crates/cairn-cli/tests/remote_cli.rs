@@ -256,3 +256,76 @@ async fn mcp_tools_ask_each_source_after_a_health_check() {
     assert!(msg.contains("source `memories`") && msg.contains("is down"), "{msg}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_source_query_answers_a_tool_call_and_names_the_source_when_it_cannot() {
+    let env = common::Env::new(&["memory"]);
+    env.write("memory/garden.md", "# Garden\n\nThe tomatoes need water every morning.\n");
+    let mut server = testing::graphiti(vec![testing::fact(
+        "default",
+        "f1",
+        "WORKS_AT",
+        "Alice works at Acme Corp these days",
+        Some("2026-01-05T00:00:00Z"),
+    )]);
+    config(&env, &server.url(), "");
+    let (child, url) = common::serve(cmd(&env));
+    let _daemon = common::Daemon(child);
+    let token = std::fs::read_to_string(env.data.join("serve.token")).unwrap();
+    let client = common::client(&token);
+    let ask = |body: Value| {
+        let client = client.clone();
+        let url = url.clone();
+        async move {
+            let r = client.post(format!("{url}/v1/sources/query")).json(&body).send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+
+    let (code, up) =
+        ask(json!({"tool": "graphiti_search", "query": PROMPT, "limit": 5, "session_key": MAIN})).await;
+    assert_eq!(code, 200, "{up}");
+    assert_eq!(up["source"], "graphiti");
+    assert_eq!(up["results"][0]["id"], "remote:graphiti:fact:f1", "{up}");
+    assert_eq!(up["results"][0]["date"], "2026-01-05", "{up}");
+    assert!(up["results"][0]["text"].as_str().unwrap().contains("Alice works at Acme Corp"));
+    let (path, _, sent) = server.control.requests().last().cloned().unwrap();
+    assert_eq!((path.as_str(), &sent["max_facts"]), ("/search", &json!(5)), "{sent}");
+
+    // The time range keeps only facts valid within it.
+    let (_, before) = ask(json!({"tool": "graphiti_search", "query": PROMPT, "session_key": MAIN,
+        "timeRange": {"end": "2025-12-31"}}))
+    .await;
+    assert_eq!(before["results"], json!([]), "{before}");
+    let (_, within) = ask(json!({"tool": "graphiti_search", "query": PROMPT, "session_key": MAIN,
+        "timeRange": {"start": "2026-01-01", "end": "2026-01-05"}}))
+    .await;
+    assert_eq!(within["results"].as_array().unwrap().len(), 1, "{within}");
+
+    // Refusals, each naming what is wrong.
+    let (code, e) = ask(json!({"tool": "graphiti_search", "query": PROMPT, "session_key": GROUP})).await;
+    assert_eq!((code, e["error"]["code"].as_str()), (403, Some("private_source")), "{e}");
+    assert!(e["error"]["message"].as_str().unwrap().contains("`graphiti`"), "{e}");
+    let (code, e) = ask(json!({"tool": "lightrag_query", "query": PROMPT, "session_key": MAIN})).await;
+    assert_eq!((code, e["error"]["code"].as_str()), (404, Some("no_source")), "{e}");
+    let (code, e) = ask(json!({"tool": "graphiti_search", "query": " ", "session_key": MAIN})).await;
+    assert_eq!(code, 400, "{e}");
+    let (code, e) =
+        ask(json!({"tool": "graphiti_search", "query": PROMPT, "session_key": MAIN, "limit": 51})).await;
+    assert_eq!(code, 400, "{e}");
+    let (code, e) = ask(json!({"tool": "graphiti_search", "query": PROMPT, "session_key": MAIN,
+        "timeRange": {"start": "soon"}}))
+    .await;
+    assert!(code == 400 && e["error"]["message"].as_str().unwrap().contains("timeRange.start"), "{e}");
+    let (code, e) = ask(json!({"tool": "no_such_tool", "query": PROMPT, "session_key": MAIN})).await;
+    assert_eq!(code, 400, "{e}");
+
+    // Down: a clear error naming the source, no hang.
+    server.stop();
+    let t = Instant::now();
+    let (code, e) = ask(json!({"tool": "graphiti_search", "query": PROMPT, "session_key": MAIN})).await;
+    assert_eq!((code, e["error"]["code"].as_str()), (503, Some("source_unavailable")), "{e}");
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("source `graphiti`") && msg.contains("is down"), "{msg}");
+    assert!(t.elapsed() < Duration::from_millis(1_500), "{:?}", t.elapsed());
+}

@@ -56,7 +56,7 @@ impl Engine {
             let Some(dir) = workspace_dir else { continue };
             let path = dir.join(w);
             // Only files inside the workspace, and only ones that exist.
-            if w.contains("..") || Path::new(w).is_absolute() {
+            if w.contains("..") || Path::new(w).is_absolute() || path.symlink_metadata().is_err() {
                 continue;
             }
             // Never through a link that leads out of the workspace.

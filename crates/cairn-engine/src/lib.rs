@@ -86,7 +86,7 @@ pub use open::Engine;
 pub use portable::{EXPORT_FORMAT, EXPORT_VERSION, PortableReport, Record};
 pub use remote::REMOTE_LANE;
 pub use session::{SessionEntry, SessionStates};
-pub use sources::{SourceAnswer, SourceRequest};
+pub use sources::{MAX_SOURCE_HITS, SourceAnswer, SourceError, SourceRequest};
 pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors};
 
 /// The settings sections an [`EngineConfig`] is built from, in one place for adapters.

@@ -66,6 +66,28 @@ pub struct SourceRequest {
     pub mode: Option<String>,
     /// Who is asking.
     pub scope: cairn_core::Scope,
+    /// Only hits dated within this span (ms since the epoch, both ends inclusive, either open); an
+    /// undated hit is left out when a span is given.
+    pub within: Option<(Option<i64>, Option<i64>)>,
+    /// Keep document chunks (LightRAG's sources) besides entities and relations.
+    pub chunks: bool,
+}
+
+impl SourceRequest {
+    /// `query` asked of a source for `scope`, `k` hits at most, every hit kept.
+    pub fn new(query: impl Into<String>, k: usize, scope: cairn_core::Scope) -> SourceRequest {
+        SourceRequest { query: query.into(), k, mode: None, scope, within: None, chunks: true }
+    }
+
+    /// Whether `hit` passes the request's filters (its span, chunks or not).
+    fn keeps(&self, hit: &cairn_core::Hit) -> bool {
+        let dated = |(start, end): (Option<i64>, Option<i64>)| {
+            hit.created_at != cairn_core::UNDATED
+                && start.is_none_or(|s| hit.created_at >= s)
+                && end.is_none_or(|e| hit.created_at <= e)
+        };
+        self.within.is_none_or(dated) && (self.chunks || !hit.chunk_id.contains(":chunk:"))
+    }
 }
 
 /// What a remote source answered to a [`SourceRequest`].
@@ -80,45 +102,96 @@ pub struct SourceAnswer {
 /// LightRAG's retrieval modes a request may name.
 const MODES: [&str; 5] = ["naive", "local", "global", "hybrid", "mix"];
 
+/// Most hits one [`SourceRequest`] may ask for.
+pub const MAX_SOURCE_HITS: usize = 50;
+
+/// Why a [`SourceRequest`] got no answer; each message names the source when there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceError {
+    /// The request itself is wrong (empty query, `k` out of range, an unknown mode).
+    Invalid(String),
+    /// No source of the kind is configured.
+    NotConfigured(String),
+    /// The source may not answer this caller (a private source, a shared audience).
+    Forbidden(String),
+    /// The source is down, not for this query, or its call failed.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SourceError::Invalid(m)
+            | SourceError::NotConfigured(m)
+            | SourceError::Forbidden(m)
+            | SourceError::Unavailable(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for SourceError {}
+
 impl Engine {
     /// Asks the first configured source of `kind` (`graphiti`, `lightrag`, `mem0`) `req` directly,
     /// after checking its health now: an error names the source and says why (none configured, private
     /// for this caller, down, not for this query, the call failed). For tools an agent calls on
     /// purpose; turns consult sources through their lanes.
-    pub fn query_source(&self, kind: &str, req: &SourceRequest) -> Result<SourceAnswer, String> {
-        let source = self.sources.iter().find(|s| s.status().kind == kind).ok_or_else(|| {
-            format!("no {kind} source is configured (`[remote.<name>]` with `kind = \"{kind}\"`)")
-        })?;
-        let name = source.name().to_owned();
-        if !req.scope.allows(source.audience()) {
-            return Err(format!("source `{name}` is private and this caller sees shared memory only"));
+    pub fn query_source(&self, kind: &str, req: &SourceRequest) -> Result<SourceAnswer, SourceError> {
+        if req.query.trim().is_empty() {
+            return Err(SourceError::Invalid("`query` must not be empty".into()));
+        }
+        if !(1..=MAX_SOURCE_HITS).contains(&req.k) {
+            return Err(SourceError::Invalid(format!(
+                "the number of results must be within 1..={MAX_SOURCE_HITS}, got {}",
+                req.k
+            )));
         }
         if let Some(m) = &req.mode
             && !MODES.contains(&m.as_str())
         {
-            return Err(format!("no mode `{m}` (expected one of {})", MODES.join(", ")));
+            return Err(SourceError::Invalid(format!(
+                "no mode `{m}` (expected one of {})",
+                MODES.join(", ")
+            )));
+        }
+        let source = self.sources.iter().find(|s| s.status().kind == kind).ok_or_else(|| {
+            SourceError::NotConfigured(format!(
+                "no {kind} source is configured (`[remote.<name>]` with `kind = \"{kind}\"`)"
+            ))
+        })?;
+        let name = source.name().to_owned();
+        if !req.scope.allows(source.audience()) {
+            return Err(SourceError::Forbidden(format!(
+                "source `{name}` is private and this caller sees shared memory only"
+            )));
         }
         let health = source.probe();
         if health.state != cairn_core::SourceState::Up {
             let why = health.reason.unwrap_or_else(|| "its health check failed".to_owned());
-            return Err(format!("source `{name}` ({kind} at {}) is down: {why}", health.endpoint));
+            return Err(SourceError::Unavailable(format!(
+                "source `{name}` ({kind} at {}) is down: {why}",
+                health.endpoint
+            )));
         }
         let keywords = cairn_recall::content_words(&req.query);
         let q = cairn_core::SourceQuery {
             text: &req.query,
             keywords: &keywords,
             scope: &req.scope,
-            k: req.k.max(1),
+            k: req.k,
             mode: req.mode.as_deref(),
         };
         match source.admit(&q) {
             cairn_core::Admission::Call => {}
             cairn_core::Admission::Skip(why) | cairn_core::Admission::Down(why) => {
-                return Err(format!("source `{name}`: {why}"));
+                return Err(SourceError::Unavailable(format!("source `{name}`: {why}")));
             }
         }
-        let hits = source.recall(&q).map_err(|e| format!("source `{name}` failed: {e}"))?;
-        let hits = hits.into_iter().filter(|h| req.scope.contains(&h.project, h.audience)).collect();
+        let hits = source
+            .recall(&q)
+            .map_err(|e| SourceError::Unavailable(format!("source `{name}` failed: {e}")))?;
+        let hits =
+            hits.into_iter().filter(|h| req.scope.contains(&h.project, h.audience) && req.keeps(h)).collect();
         Ok(SourceAnswer { source: name, hits })
     }
 

@@ -18,6 +18,7 @@ pub mod hit;
 pub mod json;
 pub mod mcp;
 pub mod metrics;
+pub mod remote_tool;
 mod routes;
 pub mod worker;
 

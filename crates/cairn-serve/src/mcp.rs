@@ -17,6 +17,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::hit::HitOut;
+use crate::remote_tool::{
+    GraphitiSearchArgs, LightragQueryArgs, MemoryServiceQueryArgs, REMOTE_TOOLS, RemoteCall, RemoteOut,
+};
 
 /// Whom the server answers as.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,140 +137,6 @@ pub struct IntentArgs {
     pub session_key: Option<String>,
 }
 
-/// A span of dates (`2026-03-01`, RFC 3339), either end open.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct TimeRange {
-    /// First day (inclusive).
-    #[serde(default)]
-    pub start: Option<String>,
-    /// Last day (inclusive).
-    #[serde(default)]
-    pub end: Option<String>,
-}
-
-/// `graphiti_search` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct GraphitiSearchArgs {
-    /// Natural-language query.
-    pub query: String,
-    /// Only facts valid within this span (by their `valid_at`).
-    #[serde(default, rename = "timeRange")]
-    pub time_range: Option<TimeRange>,
-    /// Most facts (default 10).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 50))]
-    pub limit: Option<usize>,
-    /// Only this project's group.
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Answer as this session would see it (narrows, never widens, what the server sees).
-    #[serde(default)]
-    pub session_key: Option<String>,
-}
-
-/// LightRAG's retrieval modes.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RagMode {
-    /// Vector search over chunks.
-    Naive,
-    /// Entities and their relations.
-    Local,
-    /// Relations by theme.
-    Global,
-    /// Local and global.
-    Hybrid,
-    /// The knowledge graph and vector search over chunks.
-    Mix,
-}
-
-/// `lightrag_query` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct LightragQueryArgs {
-    /// Natural-language query.
-    pub query: String,
-    /// Retrieval mode (default hybrid).
-    #[serde(default)]
-    pub mode: Option<RagMode>,
-    /// Most results (default 5).
-    #[serde(default, rename = "topK")]
-    #[schemars(range(min = 1, max = 50))]
-    pub top_k: Option<usize>,
-    /// Include the document chunks (the sources) besides entities and relations (default true).
-    #[serde(default, rename = "includeSources")]
-    pub include_sources: Option<bool>,
-    /// Only this project's workspace.
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Answer as this session would see it (narrows, never widens, what the server sees).
-    #[serde(default)]
-    pub session_key: Option<String>,
-}
-
-/// `memory_service_query` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct MemoryServiceQueryArgs {
-    /// Natural-language query.
-    pub query: String,
-    /// Most memories (default 10).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 50))]
-    pub limit: Option<usize>,
-    /// Only this project's entity id.
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Answer as this session would see it (narrows, never widens, what the server sees).
-    #[serde(default)]
-    pub session_key: Option<String>,
-}
-
-/// One result of a remote source.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RemoteHitOut {
-    /// Its id, `remote:<source>:<what>:<id>`.
-    pub id: String,
-    /// Title (a fact's relation, an entity's name and type, a document's file name).
-    pub title: String,
-    /// The whole text.
-    pub text: String,
-    /// Its date (`valid_at` for a Graphiti fact, `created_at` for a memory), when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub date: Option<String>,
-}
-
-/// A remote source's answer.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RemoteOut {
-    /// The source asked (its configured name).
-    pub source: String,
-    /// Its results, in its own order.
-    pub results: Vec<RemoteHitOut>,
-}
-
-fn remote_out(a: cairn_engine::SourceAnswer) -> RemoteOut {
-    let results = a
-        .hits
-        .into_iter()
-        .map(|h| RemoteHitOut {
-            date: (h.created_at != cairn_core::UNDATED).then(|| day(h.created_at)),
-            id: h.chunk_id,
-            title: h.title,
-            text: h.text,
-        })
-        .collect();
-    RemoteOut { source: a.source, results }
-}
-
-fn day(ms: i64) -> String {
-    jiff::Timestamp::from_millisecond(ms)
-        .map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date().to_string())
-        .unwrap_or_default()
-}
-
-/// The tools of the remote sources, with the kind of source each needs.
-const REMOTE_TOOLS: [(&str, &str); 3] =
-    [("graphiti_search", "graphiti"), ("lightrag_query", "lightrag"), ("memory_service_query", "mem0")];
-
 /// `search` output.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchOut {
@@ -381,24 +250,14 @@ impl CairnMcp {
         Self { engine, identity, tool_router }
     }
 
-    /// Asks the configured source of `kind` (health checked first).
-    async fn ask_source(
-        &self,
-        kind: &'static str,
-        query: String,
-        k: usize,
-        mode: Option<String>,
-        scope: Scope,
-    ) -> Result<cairn_engine::SourceAnswer, String> {
-        if query.trim().is_empty() {
-            return Err("`query` must not be empty".into());
-        }
-        if !(1..=50).contains(&k) {
-            return Err(format!("the number of results must be within 1..=50, got {k}"));
-        }
+    /// Asks the source a remote tool needs (health checked first).
+    async fn ask_source(&self, call: RemoteCall) -> Result<Json<RemoteOut>, String> {
+        let scope = self.scope(call.session_key(), call.project());
+        let kind = call.kind();
+        let req = call.request(scope)?;
         let engine = self.engine.clone();
-        let req = cairn_engine::SourceRequest { query, k, mode, scope };
-        run(move || engine.query_source(kind, &req)).await?
+        let answer = run(move || engine.query_source(kind, &req)).await?.map_err(|e| e.to_string())?;
+        Ok(Json(RemoteOut::from(answer)))
     }
 
     /// Facts from the temporal knowledge graph (Graphiti).
@@ -411,30 +270,7 @@ impl CairnMcp {
         &self,
         Parameters(a): Parameters<GraphitiSearchArgs>,
     ) -> Result<Json<RemoteOut>, String> {
-        let span = match &a.time_range {
-            Some(r) => {
-                let at = |s: &Option<String>, what: &str| -> Result<Option<i64>, String> {
-                    s.as_deref()
-                        .map(|d| {
-                            cairn_engine::parse_date(d)
-                                .ok_or_else(|| format!("`timeRange.{what}` is not a date: `{d}`"))
-                        })
-                        .transpose()
-                };
-                Some((at(&r.start, "start")?, at(&r.end, "end")?.map(|e| e + 86_400_000 - 1)))
-            }
-            None => None,
-        };
-        let scope = self.scope(a.session_key.as_deref(), a.project);
-        let mut answer = self.ask_source("graphiti", a.query, a.limit.unwrap_or(10), None, scope).await?;
-        if let Some((start, end)) = span {
-            answer.hits.retain(|h| {
-                h.created_at != cairn_core::UNDATED
-                    && start.is_none_or(|s| h.created_at >= s)
-                    && end.is_none_or(|e| h.created_at <= e)
-            });
-        }
-        Ok(Json(remote_out(answer)))
+        self.ask_source(RemoteCall::Graphiti(a)).await
     }
 
     /// Entities, relations and document chunks from the document knowledge base (LightRAG).
@@ -447,20 +283,7 @@ impl CairnMcp {
         &self,
         Parameters(a): Parameters<LightragQueryArgs>,
     ) -> Result<Json<RemoteOut>, String> {
-        let mode = match a.mode.unwrap_or(RagMode::Hybrid) {
-            RagMode::Naive => "naive",
-            RagMode::Local => "local",
-            RagMode::Global => "global",
-            RagMode::Hybrid => "hybrid",
-            RagMode::Mix => "mix",
-        };
-        let scope = self.scope(a.session_key.as_deref(), a.project);
-        let mut answer =
-            self.ask_source("lightrag", a.query, a.top_k.unwrap_or(5), Some(mode.to_owned()), scope).await?;
-        if !a.include_sources.unwrap_or(true) {
-            answer.hits.retain(|h| !h.chunk_id.contains(":chunk:"));
-        }
-        Ok(Json(remote_out(answer)))
+        self.ask_source(RemoteCall::Lightrag(a)).await
     }
 
     /// Memories from the memory service (mem0).
@@ -473,8 +296,7 @@ impl CairnMcp {
         &self,
         Parameters(a): Parameters<MemoryServiceQueryArgs>,
     ) -> Result<Json<RemoteOut>, String> {
-        let scope = self.scope(a.session_key.as_deref(), a.project);
-        Ok(Json(remote_out(self.ask_source("mem0", a.query, a.limit.unwrap_or(10), None, scope).await?)))
+        self.ask_source(RemoteCall::Memory(a)).await
     }
 
     fn scope(&self, session_key: Option<&str>, project: Option<String>) -> Scope {

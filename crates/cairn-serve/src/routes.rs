@@ -13,7 +13,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use cairn_core::{Audience, Scope, content_hash};
 use cairn_engine::{
-    BootstrapFile, Caller, ContextQuery, Format, GraphChoice, IngestNote, Level, TurnRequest, TurnResponse,
+    BootstrapFile, Caller, ContextQuery, Format, GraphChoice, IngestNote, Level, SourceError, TurnRequest,
+    TurnResponse,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -22,6 +23,7 @@ use crate::error::ApiError;
 use crate::hit::HitOut;
 use crate::json::ApiJson;
 use crate::metrics::label;
+use crate::remote_tool::{RemoteCall, RemoteOut};
 use crate::{AppState, OPENAPI};
 
 /// Every route, as `(method, path)`; the OpenAPI document must list each.
@@ -41,6 +43,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/subagents"),
     ("post", "/v1/subagents/ended"),
     ("get", "/v1/sources"),
+    ("post", "/v1/sources/query"),
 ];
 
 type Shared = State<Arc<AppState>>;
@@ -64,6 +67,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/subagents", post(subagent_spawned))
         .route("/v1/subagents/ended", post(subagent_ended))
         .route("/v1/sources", get(sources))
+        .route("/v1/sources/query", post(source_query))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
         .layer(middleware::from_fn_with_state(state.clone(), crate::guard::guard))
@@ -183,6 +187,27 @@ async fn sources(State(state): Shared) -> Json {
         "sources": state.engine.sources_status(),
         "problems": state.engine.source_problems(),
     }))
+}
+
+/// One remote tool's call (`{"tool": "graphiti_search", ...}`), answered by the first source of its kind
+/// after a health check now: 404 when none is configured, 403 when it is private and the session shared,
+/// 503 when it is down or its call failed; each message names the source.
+async fn source_query(State(state): Shared, ApiJson(call): ApiJson<RemoteCall>) -> Result<Json, ApiError> {
+    let scope = scope_of(&state, call.session_key(), call.project())?;
+    let kind = call.kind();
+    let req = call.request(scope).map_err(ApiError::bad_request)?;
+    let engine = state.engine.clone();
+    let answer = blocking(state.request_timeout(), "sources/query", move || engine.query_source(kind, &req))
+        .await?
+        .map_err(|e| match e {
+            SourceError::Invalid(m) => ApiError::bad_request(m),
+            SourceError::NotConfigured(m) => ApiError::new(StatusCode::NOT_FOUND, "no_source", m),
+            SourceError::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, "private_source", m),
+            SourceError::Unavailable(m) => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "source_unavailable", m)
+            }
+        })?;
+    Ok(axum::Json(json!(RemoteOut::from(answer))))
 }
 
 async fn openapi() -> Response {

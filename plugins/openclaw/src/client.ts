@@ -101,6 +101,27 @@ export interface SearchHit {
   project?: string | null;
 }
 
+/** One result of a remote source (`POST /v1/sources/query`). */
+export interface RemoteResult {
+  id: string;
+  title: string;
+  text: string;
+  date?: string;
+}
+
+/** `POST /v1/sources/query` body: a remote source's tool and its arguments, as the MCP tools take them. */
+export type SourceQuery =
+  | { tool: "graphiti_search"; query: string; limit?: number; timeRange?: { start?: string; end?: string } }
+  | { tool: "lightrag_query"; query: string; mode?: string; topK?: number; includeSources?: boolean }
+  | { tool: "memory_service_query"; query: string; limit?: number };
+
+/** One remote source as `GET /v1/sources` lists it (the fields the plugin reads). */
+export interface SourceStatus {
+  name: string;
+  kind: string;
+  state: string;
+}
+
 /** Failure talking to the daemon: unreachable, timeout, or an error response. */
 export class CairnError extends Error {
   /** `unreachable`, `timeout`, `http_<status>` or `bad_response`. */
@@ -241,6 +262,24 @@ export class CairnClient {
   /** `POST /v1/subagents/ended`: a sub-agent ended; its turns are linked to the parent. */
   subagentEnded(body: SubagentEnded) {
     return this.request<{ known: boolean }>("POST", "/v1/subagents/ended", body);
+  }
+
+  /** `GET /v1/sources`: the remote sources as the daemon last saw them (no network call on its side). */
+  sources() {
+    return this.request<{ sources: SourceStatus[] }>("GET", "/v1/sources");
+  }
+
+  /**
+   * `POST /v1/sources/query`: ask a remote source directly. The daemon checks its health first and may wait
+   * for the source's own deadline, so this call gets at least 5 s.
+   */
+  sourceQuery(body: SourceQuery & { session_key: string; project?: string }) {
+    return this.request<{ source: string; results: RemoteResult[] }>(
+      "POST",
+      "/v1/sources/query",
+      body,
+      Math.max(this.opts.timeoutMs, 5000),
+    );
   }
 
   /** `POST /v1/intent`: routing dry run. */

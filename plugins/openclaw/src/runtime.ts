@@ -29,6 +29,39 @@ export interface Runtime {
   log: Log;
   /** Debug logging on (toggled at runtime by `/cairn debug`). */
   debug: boolean;
+  /** The kinds of remote source the daemon has (`graphiti`, `lightrag`, `mem0`), once asked. */
+  remote: RemoteKinds;
+}
+
+/** What the plugin knows of the daemon's remote sources: their kinds, and when it last asked. */
+export interface RemoteKinds {
+  kinds?: string[];
+  askedAt: number;
+  pending?: Promise<void>;
+}
+
+/** How long a known list of remote source kinds is kept before it is asked again. */
+export const REMOTE_KINDS_TTL_MS = 60_000;
+
+/**
+ * Ask the daemon which kinds of remote source it has (`GET /v1/sources`), unless a fresh answer is known or a
+ * request is under way. Never throws: an unreachable daemon leaves the last answer in place.
+ */
+export function refreshRemoteKinds(rt: Runtime, now: number = Date.now()): Promise<void> {
+  const r = rt.remote;
+  if (r.pending) return r.pending;
+  if (r.kinds !== undefined && now - r.askedAt < REMOTE_KINDS_TTL_MS) return Promise.resolve();
+  r.pending = rt.client
+    .sources()
+    .then((res) => {
+      r.kinds = [...new Set((res.sources ?? []).map((s) => s.kind))];
+      r.askedAt = Date.now();
+    })
+    .catch((err: Error) => rt.log.debug(`remote sources unknown: ${err.message}`))
+    .finally(() => {
+      r.pending = undefined;
+    });
+  return r.pending;
 }
 
 /** Cairn's default data dir, as `cairn` resolves it: `$XDG_DATA_HOME/cairn`, else `~/.local/share/cairn`. */
@@ -49,6 +82,7 @@ export function createRuntime(cfg: CairnPluginConfig, host: HostLogger): Runtime
     }),
     stats: newStats(),
     debug: cfg.debug,
+    remote: { askedAt: 0 },
     log: {
       debug: (m) => (rt.debug ? host.info(`[cairn] ${m}`) : host.debug?.(`[cairn] ${m}`)),
       info: (m) => host.info(`[cairn] ${m}`),

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { OpenClawPluginService } from "openclaw/plugin-sdk/plugin-entry";
-import type { Runtime } from "./runtime.ts";
+import { refreshRemoteKinds, type Runtime } from "./runtime.ts";
 
 /** `host:port` to bind, from the configured base URL. */
 export function listenAddr(baseUrl: string): string {
@@ -42,10 +42,15 @@ export function createService(rt: Runtime): OpenClawPluginService {
   return {
     id: "cairn-serve",
     async start() {
-      if (!rt.cfg.autoStart) return;
+      // Which remote sources' tools to offer: asked as soon as a daemon answers.
+      if (!rt.cfg.autoStart) {
+        void refreshRemoteKinds(rt);
+        return;
+      }
       try {
         const h = await rt.client.health(500);
         rt.log.info(`using the running daemon at ${rt.cfg.baseUrl} (version ${h.version ?? "?"})`);
+        void refreshRemoteKinds(rt);
         return;
       } catch {
         // nothing answers: start one
@@ -68,6 +73,7 @@ export function createService(rt: Runtime): OpenClawPluginService {
       });
       if (await waitHealthy(rt, proc, 15000)) {
         rt.log.info(`cairn serve is up at ${rt.cfg.baseUrl} (pid ${proc.pid})`);
+        void refreshRemoteKinds(rt);
       } else {
         rt.log.error(
           `cairn serve did not come up at ${rt.cfg.baseUrl}; turns get a fallback note until a daemon answers`,

@@ -2,8 +2,8 @@
 """End-to-end test of the Cairn OpenClaw plugin inside the real OpenClaw host.
 
 Harvests a small workspace (one public and one private memory) with a routing config (a public and a private
-pack), starts a mock OpenAI-compatible model server on 127.0.0.1 and `openclaw gateway` with the plugin (whose
-managed service starts `cairn serve`), runs `openclaw agent` turns through the gateway and two one-shot
+pack), starts a mock OpenAI-compatible model server and a fake Graphiti (a remote source) on 127.0.0.1 and
+`openclaw gateway` with the plugin (whose managed service starts `cairn serve`), runs `openclaw agent` turns through the gateway and two one-shot
 `openclaw agent --local` runs, and asserts on the model requests the mock recorded.
 
 usage: e2e.py --cairn BIN --openclaw BIN --plugin DIR [--keep]
@@ -37,6 +37,8 @@ EDITMARK = "KILNMARK-9Q4Z"  # a memory file written while the gateway runs
 FACT = "QUILLFEATHER-8812"  # only ever said by the mock model, in turn 1's reply
 ERRAND = "how often the orchid greenhouse is watered"  # the task the mock model gives the sub-agent it spawns
 CHILDFACT = "VALVE-5521"  # only ever said by the mock model, in the sub-agent's reply
+HIVEFACT = "HIVEMARK-3J7P"  # only in the fake Graphiti's fact about the allotment beehives
+HIVE_PROMPT = "Who looks after the allotment beehives these days?"
 FALLBACK_TAG = "<cairn-fallback>"
 NO_ACCESS_SETTING = "plugins.entries.cairn.hooks.allowConversationAccess"
 
@@ -151,10 +153,13 @@ class Env:
     def setup(self):
         shutil.copytree(HERE / "fixture" / "workspace", self.ws)
         shutil.copytree(HERE / "fixture" / "config", self.cfgdir)
+        self.start_graphiti()
         self.cairn_toml.write_text(
             f'data_dir = "{self.root / "data"}"\n'
             f'workspace = "{self.ws}"\n'
             f'[route]\nconfig_dir = "{self.cfgdir}"\n'
+            # A private remote source, checked twice a second so its going down is seen at once.
+            f'[remote.kg]\nkind = "graphiti"\nendpoint = "{self.graphiti_url}"\nhealth_interval_ms = 500\n'
         )
         # The first trigger found in a request's user messages (the whole conversation) picks the reply.
         self.replies.write_text(json.dumps({
@@ -168,6 +173,9 @@ class Env:
             # The model calls cairn_search through OpenClaw's tool_call (plugin tools sit behind tool search).
             "supplier invoice ledger": {"tool": "tool_call", "arguments": {
                 "id": "cairn_search", "args": {"query": "supplier ledger account number"}}},
+            # The remote source's tool, through the plugin (and the daemon's POST /v1/sources/query).
+            "ask the knowledge graph about the beehives": {"tool": "tool_call", "arguments": {
+                "id": "graphiti_search", "args": {"query": "allotment beehives", "limit": 3}}},
         }))
         self.home.mkdir()
 
@@ -183,6 +191,19 @@ class Env:
         r = self.cairn("harvest")
         self.timings["harvest"] = time.monotonic() - t
         log(f"harvest: {r.stdout.strip().splitlines()[-1] if r.stdout.strip() else 'done'}")
+
+    def start_graphiti(self):
+        facts = self.root / "graphiti-facts.json"
+        facts.write_text(json.dumps([{
+            "uuid": "hive-1", "name": "LOOKS_AFTER", "group_id": "default", "valid_at": "2026-03-02T00:00:00Z",
+            "fact": f"The allotment beehives are looked after by Wren Halloway ({HIVEFACT})",
+        }]))
+        port_file = self.root / "graphiti.port"
+        self.graphiti_record = self.root / "graphiti-requests.jsonl"
+        self.start("graphiti", [sys.executable, str(HERE / "fake_graphiti.py"), "--port-file", str(port_file),
+                                "--facts", str(facts), "--record", str(self.graphiti_record)])
+        port = wait_for(lambda: port_file.read_text().strip() if port_file.exists() else None, "fake Graphiti port")
+        self.graphiti_url = f"http://127.0.0.1:{port}"
 
     def start_mock(self):
         port_file = self.root / "mock.port"
@@ -398,6 +419,37 @@ def scenario(env):
     h2 = env.agent(owner_dm, "What misting valve code did the sub-agent report?", cfg, "h2", gateway_env=gw)
     check(CHILDFACT in (block(h2["user"], "cairn-context") or ""),
           f"(h) the parent's next turn recalls what the sub-agent found ({CHILDFACT})")
+
+    # (i) a remote source: the fake Graphiti's fact joins the owner's turn with its provenance, and the plugin's
+    # graphiti_search tool returns it. Then Graphiti goes down: the turn still answers without it (the daemon's
+    # prober saw it down, so no call is made), and the tool's answer names the source.
+    # Owner DMs of their own (private; no other scenario's conversation, whose tool results would end the
+    # mock model's tool loop).
+    i1 = env.agent("agent:main:whatsapp:direct:1001", HIVE_PROMPT, cfg, "i-up", gateway_env=gw)
+    ctx_i1 = block(i1["user"], "cairn-context") or ""
+    check(HIVEFACT in ctx_i1 and "remote:kg:fact:hive-1" in ctx_i1,
+          f"(i) Graphiti up: its fact ({HIVEFACT}) is in <cairn-context> with its provenance remote:kg:fact:hive-1")
+    i1g = env.agent(f"agent:main:telegram:group:-200{run_id}", HIVE_PROMPT, cfg, "i-group", gateway_env=gw)
+    check(HIVEFACT not in i1g["user"], "(i) a group turn gets nothing from the private remote source")
+    it = env.agent("agent:main:whatsapp:direct:1001", "Please ask the knowledge graph about the beehives.", cfg,
+                   "i-tool", gateway_env=gw)
+    check('"graphiti_search"' in it["tools"] and HIVEFACT in it["tools"],
+          f"(i) the plugin's graphiti_search tool returned the fact ({HIVEFACT})")
+    asked = [json.loads(line) for line in env.graphiti_record.read_text().splitlines() if line.strip()]
+    check(any(q.get("max_facts") == 3 and q.get("query") == "allotment beehives" for q in asked),
+          "(i) the tool's call reached Graphiti's POST /search with max_facts = limit")
+    env.stop("graphiti", sig=signal.SIGKILL)
+    wait_for(lambda: any(s["name"] == "kg" and s["state"] == "down" for s in http_json(
+        "GET", f"{env.base_url}/v1/sources", token=token)["sources"]), "the daemon to see Graphiti down", timeout=15)
+    i2 = env.agent("agent:main:signal:direct:1001", HIVE_PROMPT, cfg, "i-down", gateway_env=gw)
+    check(i2["rc"] == 0 and "remote:kg:" not in i2["user"] and FALLBACK_TAG not in i2["user"],
+          "(i) Graphiti down: the turn completed, with no remote fact and no fallback note")
+    check(env.timings["i-down"] < env.timings["i-up"] + 5,
+          f"(i) Graphiti down: the turn took {env.timings['i-down']:.1f} s (up: {env.timings['i-up']:.1f} s)")
+    it2 = env.agent("agent:main:discord:direct:1001", "Please ask the knowledge graph about the beehives.", cfg,
+                    "i-tool-down", gateway_env=gw)
+    check("source `kg`" in it2["tools"] and "is down" in it2["tools"],
+          "(i) Graphiti down: the tool's answer names the source and says it is down")
 
     # (b) a non-matching prompt (fresh session, so nothing sticky): no pack.
     b = env.agent(f"agent:main:telegram:direct:1001:thread:b{run_id}", "What is the capital of France?", cfg, "b",
