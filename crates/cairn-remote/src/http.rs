@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::login::Login;
 use crate::settings::Secret;
 
 /// Largest answer read, in bytes.
@@ -60,11 +61,17 @@ pub(crate) struct Http {
     auth: Option<(String, Secret)>,
     /// The secret as sent, to scrub from anything quoted back.
     secret: Option<Secret>,
+    /// An account to log in with instead (LightRAG's `POST /login`), its token sent as a bearer.
+    login: Option<Login>,
 }
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Http").field("base", &self.base).field("auth", &self.auth.is_some()).finish()
+        f.debug_struct("Http")
+            .field("base", &self.base)
+            .field("auth", &self.auth.is_some())
+            .field("login", &self.login.as_ref().map(|l| &l.user))
+            .finish()
     }
 }
 
@@ -85,17 +92,27 @@ impl Http {
             };
             (header.to_owned(), Secret::new(value))
         });
-        Http { base: endpoint.trim_end_matches('/').to_owned(), agent, auth, secret }
+        Http { base: endpoint.trim_end_matches('/').to_owned(), agent, auth, secret, login: None }
+    }
+
+    /// A client of `endpoint` that logs in as `user` with `password` (`POST /login`) and sends the
+    /// token it gets as a bearer, logging in again when it is about to expire or refused.
+    pub(crate) fn with_login(endpoint: &str, user: &str, password: Secret) -> Http {
+        let mut http = Http::new(endpoint, "Authorization", None);
+        http.secret = Some(password.clone());
+        http.login = Some(Login::new(user, password));
+        http
     }
 
     /// `GET path`, parsed as JSON; `authed`: with the credentials.
     pub(crate) fn get(&self, path: &str, timeout: Duration, authed: bool) -> Result<Value, CallError> {
-        let mut req = self.agent.get(format!("{}{path}", self.base));
-        if authed && let Some((h, v)) = &self.auth {
-            req = req.header(h.as_str(), v.expose());
-        }
-        let resp = req.config().timeout_global(Some(timeout)).build().call();
-        self.answer(resp, timeout)
+        self.call(timeout, authed, |auth| {
+            let mut req = self.agent.get(format!("{}{path}", self.base));
+            if let Some((h, v)) = auth {
+                req = req.header(h, v);
+            }
+            req.config().timeout_global(Some(timeout)).build().call()
+        })
     }
 
     /// `POST path` with a JSON `body` and extra `headers`, parsed as JSON (an empty 2xx body is
@@ -107,17 +124,72 @@ impl Http {
         headers: &[(&str, &str)],
         timeout: Duration,
     ) -> Result<Value, CallError> {
-        let mut req =
-            self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
-        if let Some((h, v)) = &self.auth {
-            req = req.header(h.as_str(), v.expose());
-        }
-        for (h, v) in headers {
-            req = req.header(*h, *v);
-        }
         let bytes = serde_json::to_vec(body).map_err(|e| CallError::Malformed(format!("request: {e}")))?;
-        let resp = req.config().timeout_global(Some(timeout)).build().send(&bytes[..]);
-        self.answer(resp, timeout)
+        self.call(timeout, true, |auth| {
+            let mut req =
+                self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
+            if let Some((h, v)) = auth {
+                req = req.header(h, v);
+            }
+            for (h, v) in headers {
+                req = req.header(*h, *v);
+            }
+            req.config().timeout_global(Some(timeout)).build().send(&bytes[..])
+        })
+    }
+
+    /// Sends what `send` builds, with the credentials when `authed` (`send` gets the header to add):
+    /// the static secret, or a login's token, fetched first when none is held and fetched again once
+    /// when the service answers 401.
+    fn call(
+        &self,
+        timeout: Duration,
+        authed: bool,
+        send: impl Fn(Option<(&str, &str)>) -> Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Value, CallError> {
+        let Some(login) = self.login.as_ref().filter(|_| authed) else {
+            let auth = self.auth.as_ref().filter(|_| authed).map(|(h, v)| (h.as_str(), v.expose()));
+            return self.answer(send(auth), timeout);
+        };
+        let fresh = login.current().is_none();
+        let token = match login.current() {
+            Some(t) => t,
+            None => self.log_in(login, timeout)?,
+        };
+        let bearer = format!("Bearer {}", token.expose());
+        match self.answer(send(Some(("Authorization", &bearer))), timeout) {
+            Err(CallError::Status { status: 401, .. }) if !fresh => {
+                login.forget();
+                let token = self.log_in(login, timeout)?;
+                let bearer = format!("Bearer {}", token.expose());
+                self.answer(send(Some(("Authorization", &bearer))), timeout)
+            }
+            other => other,
+        }
+    }
+
+    /// `POST /login` with the account's name and password as an OAuth2 password form.
+    fn log_in(&self, login: &Login, timeout: Duration) -> Result<Secret, CallError> {
+        let resp = self
+            .agent
+            .post(format!("{}/login", self.base))
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .send_form([
+                ("grant_type", "password"),
+                ("username", login.user.as_str()),
+                ("password", login.password.expose()),
+            ]);
+        let answer = self.answer(resp, timeout).map_err(|e| match e {
+            CallError::Status { status, detail } => {
+                let at = format!("`/login` as `{}`", login.user);
+                let detail = if detail.is_empty() { at } else { format!("{at}: {detail}") };
+                CallError::Status { status, detail }
+            }
+            other => other,
+        })?;
+        login.accept(&answer)
     }
 
     fn answer(

@@ -34,6 +34,7 @@ mod graphiti;
 mod health;
 mod http;
 mod lightrag;
+mod login;
 mod mem0;
 pub mod settings;
 mod source;

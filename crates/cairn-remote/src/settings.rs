@@ -133,6 +133,10 @@ pub struct SourceSettings {
     /// LightRAG and mem0); as `Authorization` it is sent as `Bearer <secret>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth_header: Option<String>,
+    /// LightRAG: log in as this account (one of the server's `AUTH_ACCOUNTS`) with the password in
+    /// `secret_env`, and send the token `POST /login` gives as a bearer, renewed before it expires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_user: Option<String>,
     /// The service's partition for every project not in `projects`: Graphiti's group id, mem0's
     /// entity id (see `mem0_entity`), LightRAG's workspace (`LIGHTRAG-WORKSPACE` header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,6 +195,7 @@ impl SourceSettings {
             max_results: default_max_results(),
             secret_env: None,
             auth_header: None,
+            login_user: None,
             partition: None,
             projects: BTreeMap::new(),
             mem0_entity: default_mem0_entity(),
@@ -238,6 +243,16 @@ impl SourceSettings {
         }
         if self.max_results == 0 {
             return Err(bad("`max_results` must be at least 1".into()));
+        }
+        if let Some(user) = &self.login_user {
+            if self.kind != Kind::Lightrag {
+                return Err(bad("`login_user` is for LightRAG only (its `POST /login`)".into()));
+            }
+            if user.trim().is_empty() || self.secret_env.is_none() {
+                return Err(
+                    bad("`login_user` needs an account name and its password in `secret_env`".into()),
+                );
+            }
         }
         let header = self.auth_header();
         if header.is_empty() || !header.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {

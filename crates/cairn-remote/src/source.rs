@@ -130,7 +130,10 @@ impl RemoteSource {
             Some(Ok(secret)) => (Some(secret.clone()), None),
             Some(Err(var)) => (None, Some(format!("its secret is not set (environment variable `{var}`)"))),
         };
-        let http = Http::new(&s.endpoint, s.auth_header(), secret);
+        let http = match (&s.login_user, secret) {
+            (Some(user), Some(password)) => Http::with_login(&s.endpoint, user, password),
+            (_, secret) => Http::new(&s.endpoint, s.auth_header(), secret),
+        };
         let authed = config.secret.is_some();
         let service: Box<dyn Service> = match s.kind {
             Kind::Graphiti => Box::new(Graphiti::new(&config.name, s.clone(), http)),

@@ -47,12 +47,30 @@ pub struct Control {
     api_key: Mutex<Option<String>>,
     /// Every request to a search or write route: `(path, headers as lowercase name → value, body)`.
     requests: Mutex<Vec<Recorded>>,
+    /// LightRAG: the account `(user, password)` `POST /login` accepts; set, `/query/data` wants a
+    /// bearer token it issued.
+    login: Mutex<Option<(String, String)>>,
+    /// LightRAG: the tokens issued and still accepted.
+    tokens: Mutex<Vec<String>>,
+    /// LightRAG: logins answered with a token.
+    pub logins: AtomicUsize,
 }
 
 impl Control {
     /// Requires `key` on every protected route (none: no auth).
     pub fn require_key(&self, key: Option<&str>) {
         *self.api_key.lock().unwrap() = key.map(str::to_owned);
+    }
+
+    /// LightRAG: accepts `user` with `password` at `POST /login`, and from then on only the tokens it
+    /// issued (none: no login).
+    pub fn require_login(&self, account: Option<(&str, &str)>) {
+        *self.login.lock().unwrap() = account.map(|(u, p)| (u.to_owned(), p.to_owned()));
+    }
+
+    /// LightRAG: stops accepting every token issued so far (as when they expire).
+    pub fn expire_tokens(&self) {
+        self.tokens.lock().unwrap().clear();
     }
 
     /// The requests received so far, as `(path, headers, body)`.
@@ -375,6 +393,7 @@ pub fn lightrag(data: Value) -> FakeServer {
                     async move { lightrag_query(&c, &headers, &body, &data).await }
                 }),
             )
+            .route("/login", post(|State(c): Shared, body: String| async move { lightrag_login(&c, &body) }))
             .with_state(control)
     })
 }
@@ -383,7 +402,47 @@ fn rag_weight(q: &str) -> usize {
     q.trim().chars().map(|c| if (c as u32) >= 0x1100 { 2 } else { 1 }).sum()
 }
 
+/// `POST /login`: an OAuth2 password form; a JWT whose payload carries `sub` and `exp` (one hour).
+fn lightrag_login(c: &Control, body: &str) -> Response {
+    use base64::Engine as _;
+    let form: std::collections::HashMap<String, String> =
+        form_urlencoded::parse(body.as_bytes()).into_owned().collect();
+    let Some((user, password)) = c.login.lock().unwrap().clone() else {
+        return (StatusCode::NOT_IMPLEMENTED, axum::Json(json!({"detail": "Authentication not configured"})))
+            .into_response();
+    };
+    let (Some(u), Some(p)) = (form.get("username"), form.get("password")) else {
+        return unprocessable("username", "Field required");
+    };
+    if *u != user || *p != password {
+        return (StatusCode::UNAUTHORIZED, axum::Json(json!({"detail": "Incorrect credentials"})))
+            .into_response();
+    }
+    let n = c.logins.fetch_add(1, Ordering::Relaxed);
+    let exp = jiff::Timestamp::now().as_second() + 3600;
+    let enc = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+    let token = format!(
+        "{}.{}.sig{n}",
+        enc(r#"{"alg":"HS256","typ":"JWT"}"#),
+        enc(&json!({"sub": u, "exp": exp}).to_string())
+    );
+    c.tokens.lock().unwrap().push(token.clone());
+    axum::Json(json!({"access_token": token, "token_type": "bearer", "auth_mode": "enabled"})).into_response()
+}
+
 async fn lightrag_query(c: &Control, headers: &HeaderMap, body: &str, data: &Value) -> Response {
+    if c.login.lock().unwrap().is_some() {
+        let bearer = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let valid = bearer.is_some_and(|t| c.tokens.lock().unwrap().iter().any(|x| x == t));
+        if !valid {
+            let detail =
+                if bearer.is_some() { "Invalid token" } else { "No credentials provided. Please login." };
+            return (StatusCode::UNAUTHORIZED, axum::Json(json!({"detail": detail}))).into_response();
+        }
+    }
     if let Some(key) = c.key() {
         match headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
             None => {

@@ -186,6 +186,46 @@ fn lightrag_gets_keywords_mode_and_workspace() {
 }
 
 #[test]
+fn lightrag_logs_in_keeps_its_token_and_logs_in_again_when_refused() {
+    let server = lightrag_server();
+    server.control.require_login(Some(("cairn", "pa ss&word")));
+    let mut s = SourceSettings::new(Kind::Lightrag, server.url());
+    s.secret_env = Some("RAG_PASSWORD".into());
+    s.login_user = Some("cairn".into());
+    let source = open("docs", &s, Some("pa ss&word"));
+    let scope = Scope::owner(None);
+    let kw = words(&["acme", "contract", "renewal"]);
+    let q = ask("When is the Acme contract renewal?", &kw, &scope);
+
+    assert_eq!(source.recall(&q).unwrap().len(), 3);
+    let (_, headers, _) = server.control.requests().pop().unwrap();
+    let bearer = headers.iter().find(|(h, _)| h == "authorization").map(|(_, v)| v.clone()).unwrap();
+    assert!(bearer.starts_with("Bearer ey"), "{bearer}");
+    assert!(!headers.iter().any(|(h, _)| h == "x-api-key"));
+    // The token is kept: no second login.
+    source.recall(&q).unwrap();
+    assert_eq!(server.control.logins.load(Ordering::Relaxed), 1);
+    // Refused (expired on the server's side): one new login, and the call goes through.
+    server.control.expire_tokens();
+    assert_eq!(source.recall(&q).unwrap().len(), 3);
+    assert_eq!(server.control.logins.load(Ordering::Relaxed), 2);
+
+    // A wrong password is named as such, without the password.
+    let wrong = open("docs", &s, Some("guess"));
+    let e = wrong.recall(&q).unwrap_err();
+    assert_eq!(e, "HTTP 401: credentials rejected (`/login` as `cairn`: Incorrect credentials)");
+    assert_eq!(server.control.logins.load(Ordering::Relaxed), 2);
+
+    // `login_user` is LightRAG's, and needs the password's variable.
+    let mut g = SourceSettings::new(Kind::Graphiti, server.url());
+    g.login_user = Some("cairn".into());
+    assert!(RemoteSource::open(&SourceConfig::resolve("g", &g, |_| None)).is_err());
+    let mut l = SourceSettings::new(Kind::Lightrag, server.url());
+    l.login_user = Some("cairn".into());
+    assert!(RemoteSource::open(&SourceConfig::resolve("l", &l, |_| None)).is_err());
+}
+
+#[test]
 fn lightrag_is_not_sent_what_it_would_refuse_or_answer_with_a_model_call() {
     let server = lightrag_server();
     let source = open("docs", &SourceSettings::new(Kind::Lightrag, server.url()), None);
