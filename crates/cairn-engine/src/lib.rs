@@ -101,7 +101,7 @@ pub mod settings {
 
 /// Re-exported for adapters: the types their requests and answers carry.
 pub use cairn_assemble::{Assembly, Format, Level, Receipt};
-pub use cairn_graph::{ContextPack, Export, GraphSyncReport, IndexPack, PackMode};
+pub use cairn_graph::{ContextPack, Diff, Export, GraphSyncReport, IndexPack, PackMode, diff as graph_diff};
 pub use cairn_ingest::harvest::{parse_date, relative as relative_path};
 pub use cairn_ingest::{
     CaptureOutcome, FileAction, HarvestReport, HarvestRequest, TurnInput, validate_turn, watch,

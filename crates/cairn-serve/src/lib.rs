@@ -20,6 +20,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod remote_tool;
 mod routes;
+pub mod traces;
 pub mod worker;
 
 use std::net::SocketAddr;
@@ -69,6 +70,9 @@ pub struct ServeSettings {
     /// How often captured turns and ingested notes are embedded and the graph refreshed, in
     /// milliseconds (only when the store changed; full-text recall sees them at once).
     pub derive_ms: u64,
+    /// Turns kept per session for the turn inspector (`GET /v1/sessions/{key}/turns`): their
+    /// classification, routing decision and trace, never the prompt or the block (0: none).
+    pub turn_traces: usize,
 }
 
 impl Default for ServeSettings {
@@ -86,6 +90,7 @@ impl Default for ServeSettings {
             flush_ms: 200,
             max_prompt_bytes: cairn_engine::DEFAULT_MAX_PROMPT_BYTES,
             derive_ms: 250,
+            turn_traces: 20,
         }
     }
 }
@@ -103,6 +108,8 @@ pub struct AppState {
     pub worker: worker::WorkerHandle,
     /// When the daemon started.
     pub started: Instant,
+    /// The last turns of each session, for the turn inspector.
+    pub turns: traces::TurnLog,
 }
 
 impl AppState {
@@ -171,8 +178,14 @@ impl Daemon {
         let mut metrics = metrics::Metrics::default();
         let watched = engine.clone();
         metrics.watch_sources(move || watched.sources_status());
-        let state =
-            Arc::new(AppState { engine, metrics, worker: worker.handle(), options, started: Instant::now() });
+        let state = Arc::new(AppState {
+            engine,
+            metrics,
+            worker: worker.handle(),
+            turns: traces::TurnLog::new(options.turn_traces),
+            options,
+            started: Instant::now(),
+        });
         Daemon { state, worker }
     }
 

@@ -44,6 +44,10 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/subagents/ended"),
     ("get", "/v1/sources"),
     ("post", "/v1/sources/query"),
+    ("get", "/v1/graph/export"),
+    ("post", "/v1/graph/diff"),
+    ("get", "/v1/sessions"),
+    ("get", "/v1/sessions/{key}/turns"),
 ];
 
 type Shared = State<Arc<AppState>>;
@@ -68,6 +72,10 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/subagents/ended", post(subagent_ended))
         .route("/v1/sources", get(sources))
         .route("/v1/sources/query", post(source_query))
+        .route("/v1/graph/export", get(graph_export))
+        .route("/v1/graph/diff", post(graph_diff))
+        .route("/v1/sessions", get(sessions))
+        .route("/v1/sessions/{key}/turns", get(session_turns))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
         .layer(middleware::from_fn_with_state(state.clone(), crate::guard::guard))
@@ -210,6 +218,76 @@ async fn source_query(State(state): Shared, ApiJson(call): ApiJson<RemoteCall>) 
     Ok(axum::Json(json!(RemoteOut::from(answer))))
 }
 
+/// Who asks, for the read-only endpoints that take it as a query string.
+#[derive(Debug, Deserialize)]
+struct AskerQuery {
+    #[serde(default)]
+    session_key: Option<String>,
+    #[serde(default)]
+    project: Option<String>,
+}
+
+/// The graph export for the caller's scope: the exact bytes `cairn graph export` writes for it
+/// (`--public-only` for a shared session, `--project` when one is named).
+async fn graph_export(
+    State(state): Shared,
+    axum::extract::Query(q): axum::extract::Query<AskerQuery>,
+) -> Result<Response, ApiError> {
+    let scope = scope_of(&state, q.session_key.as_deref(), q.project)?;
+    let engine = state.engine.clone();
+    let json = blocking(state.request_timeout(), "graph/export", move || engine.graph_export(&scope))
+        .await?
+        .map_err(ApiError::internal)?
+        .to_json();
+    Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct DiffBody {
+    old: Value,
+    new: Value,
+}
+
+/// What changed between two graph exports: the JSON `cairn graph diff --json` prints.
+async fn graph_diff(ApiJson(body): ApiJson<DiffBody>) -> Result<Json, ApiError> {
+    let parse = |v: &Value, what: &str| {
+        cairn_engine::Export::parse(&v.to_string(), what).map_err(|e| ApiError::bad_request(e.to_string()))
+    };
+    let d = cairn_engine::graph_diff(&parse(&body.old, "old")?, &parse(&body.new, "new")?);
+    Ok(axum::Json(json!(d)))
+}
+
+/// Every session with captured turns or spawns: what `cairn sessions --json` lists.
+async fn sessions(State(state): Shared) -> Result<Json, ApiError> {
+    let engine = state.engine.clone();
+    let sessions = blocking(state.request_timeout(), "sessions", move || engine.sessions_overview())
+        .await?
+        .map_err(ApiError::internal)?;
+    Ok(axum::Json(json!({ "sessions": sessions })))
+}
+
+/// The last turns the daemon served `key` (oldest first), with their receipts; a shared caller may not
+/// read a private session's.
+async fn session_turns(
+    State(state): Shared,
+    axum::extract::Path(key): axum::extract::Path<String>,
+    axum::extract::Query(q): axum::extract::Query<AskerQuery>,
+) -> Result<Json, ApiError> {
+    let asker = scope_of(&state, q.session_key.as_deref(), None)?;
+    if !asker.allow_private && state.engine.audience_for(Caller::Session(&key)).is_none() {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "private_session",
+            format!("session `{key}` is private and `session_key` names a shared session"),
+        ));
+    }
+    Ok(axum::Json(json!({
+        "session_key": key,
+        "kept": state.options.turn_traces,
+        "turns": state.turns.turns(&key),
+    })))
+}
+
 async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
@@ -237,6 +315,7 @@ async fn turn(
     let m = &state.metrics;
     let resp = match answer {
         Ok(Ok(resp)) => {
+            state.turns.record(&req.session_key, cairn_core::now_ms(), &resp);
             let failed = resp.trace.lanes.iter().any(|l| l.status == cairn_core::LaneStatus::Failed);
             m.recalls.get_or_create(&label("result", if failed { "failed" } else { "ok" })).inc();
             m.turns.get_or_create(&label("result", if resp.fallback { "fallback" } else { "ok" })).inc();
