@@ -97,7 +97,7 @@ pub fn render_wisdom(section: &WisdomSection, lessons: &[Lesson], model: Option<
     let mut s = String::new();
     let how = match model {
         Some(m) => format!("drafted by `{m}`; each entry names the lessons it covers"),
-        None => "a worksheet: write 12–15 entries `**<Pattern.>** <wisdom in at most 15 words> <!-- covers: L1, L2, L3 -->` under the date line, each covering at least 3 of the lessons listed below".to_owned(),
+        None => "a worksheet: under the date line, write 12–15 entries `**<Pattern.>** <wisdom in at most 15 words>`, each followed by a comment `covers: L1, L2, L3` naming at least 3 of the lessons listed below".to_owned(),
     };
     s.push_str(&format!(
         "{MARKER}wisdom. {how}. Review it, run `cairn wisdom check`, then `cairn wisdom promote` with its hash. -->\n\n"
