@@ -24,7 +24,8 @@ pub fn write(path: &Path, bytes: &[u8], crash: CrashPoint) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let tmp: PathBuf = dir.join(format!("{TEMP_PREFIX}{name}-{}-{nanos}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp).map_err(Error::io("write", &tmp))?;

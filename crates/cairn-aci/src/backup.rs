@@ -101,7 +101,11 @@ pub fn create(data_dir: &Path, workspace: &Path, files: &[String], now_ms: i64) 
             Ok(bytes) => {
                 let copy = tmp.join("files").join(rel);
                 atomic::write(&copy, &bytes, CrashPoint::Never)?;
-                entries.push(FileEntry { path: rel.clone(), sha256: Some(sha256_hex(&bytes)), bytes: bytes.len() as u64 });
+                entries.push(FileEntry {
+                    path: rel.clone(),
+                    sha256: Some(sha256_hex(&bytes)),
+                    bytes: bytes.len() as u64,
+                });
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 entries.push(FileEntry { path: rel.clone(), sha256: None, bytes: 0 });
@@ -173,7 +177,10 @@ pub fn require_fresh(
     let backups = list(data_dir)?;
     let first = files.first().copied().unwrap_or_default().to_owned();
     if backups.is_empty() {
-        return Err(Error::NoFreshBackup { file: first, why: "there is no backup; take one with `cairn workspace backup`".into() });
+        return Err(Error::NoFreshBackup {
+            file: first,
+            why: "there is no backup; take one with `cairn workspace backup`".into(),
+        });
     }
     let max_ms = i64::try_from(max_age_hours.saturating_mul(3_600_000)).unwrap_or(i64::MAX);
     let mut why = String::new();
@@ -203,7 +210,10 @@ pub fn require_fresh(
             Some((rel, how)) => {
                 if why.is_empty() {
                     file = rel.to_owned();
-                    why = format!("{how} the newest backup (`{}`); take one with `cairn workspace backup`", m.id);
+                    why = format!(
+                        "{how} the newest backup (`{}`); take one with `cairn workspace backup`",
+                        m.id
+                    );
                 }
             }
         }
@@ -230,7 +240,13 @@ pub struct Rollback {
 /// manifest before anything is written, the current state backed up first, then each file replaced
 /// atomically (or removed when it did not exist). `bulk` switches the tiered bootstrap off; otherwise
 /// the mode recorded in the backup is restored.
-pub fn rollback(data_dir: &Path, workspace: &Path, to: Option<&str>, bulk: bool, now_ms: i64) -> Result<Rollback> {
+pub fn rollback(
+    data_dir: &Path,
+    workspace: &Path,
+    to: Option<&str>,
+    bulk: bool,
+    now_ms: i64,
+) -> Result<Rollback> {
     let backups = list(data_dir)?;
     let m = match to {
         Some(id) => backups
@@ -251,7 +267,10 @@ pub fn rollback(data_dir: &Path, workspace: &Path, to: Option<&str>, bulk: bool,
         let bytes = std::fs::read(dir.join(&f.path))
             .map_err(|e| Error::DamagedBackup { id: m.id.clone(), why: format!("`{}`: {e}", f.path) })?;
         if sha256_hex(&bytes) != *want {
-            return Err(Error::DamagedBackup { id: m.id.clone(), why: format!("`{}` does not match its hash", f.path) });
+            return Err(Error::DamagedBackup {
+                id: m.id.clone(),
+                why: format!("`{}` does not match its hash", f.path),
+            });
         }
         contents.push((f.path.clone(), Some(bytes)));
     }

@@ -82,12 +82,7 @@ impl Draft {
             .filter(|w| w.len() > 1 && w.starts_with('L') && w[1..].chars().all(|c| c.is_ascii_digit()))
             .map(str::to_owned)
             .collect();
-        Ok(Draft {
-            kind,
-            body: body.trim().to_owned() + "\n",
-            lesson_ids,
-            hash: crate::short_hash(&bytes),
-        })
+        Ok(Draft { kind, body: body.trim().to_owned() + "\n", lesson_ids, hash: crate::short_hash(&bytes) })
     }
 }
 

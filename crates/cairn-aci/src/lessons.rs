@@ -73,7 +73,10 @@ pub fn collect(workspace: &Path, settings: &WisdomSettings, today: Date) -> Coll
         }
         let n = raw.len() - before;
         let warning = if !found {
-            Some(format!("no section headed {}", prefixes.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" or ")))
+            Some(format!(
+                "no section headed {}",
+                prefixes.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" or ")
+            ))
         } else if n == 0 {
             Some("no list items in its lesson sections".into())
         } else {
@@ -96,7 +99,9 @@ pub fn collect(workspace: &Path, settings: &WisdomSettings, today: Date) -> Coll
                 warning: (n == 0).then(|| "no list items".to_owned()),
             });
         }
-        Err(_) => sources.push(SourceReport { path: rel.to_owned(), lessons: 0, warning: Some("missing".into()) }),
+        Err(_) => {
+            sources.push(SourceReport { path: rel.to_owned(), lessons: 0, warning: Some("missing".into()) })
+        }
     }
     sources.push(from_sections("MEMORY.md", &settings.memory_sections, &mut raw));
     let mut dailies = Vec::new();
@@ -115,7 +120,12 @@ pub fn collect(workspace: &Path, settings: &WisdomSettings, today: Date) -> Coll
     dailies.dedup();
     if dailies.is_empty() {
         sources.push(SourceReport {
-            path: settings.daily_dirs.iter().map(|d| format!("{d}/YYYY-MM-DD.md")).collect::<Vec<_>>().join(", "),
+            path: settings
+                .daily_dirs
+                .iter()
+                .map(|d| format!("{d}/YYYY-MM-DD.md"))
+                .collect::<Vec<_>>()
+                .join(", "),
             lessons: 0,
             warning: Some(format!("no daily notes of the last {} days", settings.daily_days)),
         });
@@ -137,7 +147,8 @@ pub fn collect(workspace: &Path, settings: &WisdomSettings, today: Date) -> Coll
         }
         lessons.push(Lesson { id: format!("L{}", lessons.len() + 1), source, group, text });
     }
-    let section = std::fs::read_to_string(workspace.join("SOUL.md")).ok().and_then(|s| WisdomSection::find(&s));
+    let section =
+        std::fs::read_to_string(workspace.join("SOUL.md")).ok().and_then(|s| WisdomSection::find(&s));
     let last_compressed = section.as_ref().and_then(|s| s.last_compressed);
     let last_source_lessons = section.as_ref().and_then(|s| s.source_lessons);
     let new_lessons = lessons.len().saturating_sub(last_source_lessons.unwrap_or(0));
@@ -146,9 +157,21 @@ pub fn collect(workspace: &Path, settings: &WisdomSettings, today: Date) -> Coll
         Some(d) => {
             let days = i64::from((today - d).get_days());
             if days >= settings.cadence_days {
-                (true, format!("last compressed {days} days ago (a run is due every {} days)", settings.cadence_days))
+                (
+                    true,
+                    format!(
+                        "last compressed {days} days ago (a run is due every {} days)",
+                        settings.cadence_days
+                    ),
+                )
             } else if new_lessons >= settings.cadence_lessons {
-                (true, format!("{new_lessons} new lessons since the last run (a run is due at {})", settings.cadence_lessons))
+                (
+                    true,
+                    format!(
+                        "{new_lessons} new lessons since the last run (a run is due at {})",
+                        settings.cadence_lessons
+                    ),
+                )
             } else {
                 (
                     false,
@@ -165,7 +188,13 @@ pub fn collect(workspace: &Path, settings: &WisdomSettings, today: Date) -> Coll
 
 /// The list items of `lines[range]`, each with its continuation lines, into `out` as (source, group,
 /// text). Nested items belong to their parent.
-fn items(lines: &[&str], range: std::ops::Range<usize>, rel: &str, group: &str, out: &mut Vec<(String, String, String)>) {
+fn items(
+    lines: &[&str],
+    range: std::ops::Range<usize>,
+    rel: &str,
+    group: &str,
+    out: &mut Vec<(String, String, String)>,
+) {
     let mut current: Option<(usize, String)> = None;
     let flush = |c: &mut Option<(usize, String)>, out: &mut Vec<(String, String, String)>| {
         if let Some((line, text)) = c.take() {
@@ -213,17 +242,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path();
         std::fs::write(w.join("AGENTS.md"), "# Agents\n\n## Operational Lessons (earned)\n\n- Check the port.\n  Twice.\n- Pin versions.\n\n## Other\n- not a lesson\n").unwrap();
-        std::fs::write(w.join("MEMORY.md"), "# Memory\n## Decisions\n1. Keep one queue.\n## People\n- not one\n").unwrap();
+        std::fs::write(
+            w.join("MEMORY.md"),
+            "# Memory\n## Decisions\n1. Keep one queue.\n## People\n- not one\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(w.join("memory/daily")).unwrap();
-        std::fs::write(w.join("memory/daily/2026-03-10.md"), "## Lessons\n- Recent one.\n- pin versions.\n").unwrap();
+        std::fs::write(w.join("memory/daily/2026-03-10.md"), "## Lessons\n- Recent one.\n- pin versions.\n")
+            .unwrap();
         std::fs::write(w.join("memory/daily/2026-01-01.md"), "## Lessons\n- Too old.\n").unwrap();
         let today: Date = "2026-03-20".parse().unwrap();
         let c = collect(w, &WisdomSettings::default(), today);
         let texts: Vec<&str> = c.lessons.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["Check the port. Twice.", "Pin versions.", "Keep one queue.", "Recent one."]);
         assert_eq!(c.lessons[0].source, "AGENTS.md:5");
-        let missing: Vec<&str> =
-            c.sources.iter().filter(|s| s.warning.as_deref() == Some("missing")).map(|s| s.path.as_str()).collect();
+        let missing: Vec<&str> = c
+            .sources
+            .iter()
+            .filter(|s| s.warning.as_deref() == Some("missing"))
+            .map(|s| s.path.as_str())
+            .collect();
         assert_eq!(missing, ["LESSONS_LEARNED.md"]);
         assert!(c.due, "never compressed");
     }

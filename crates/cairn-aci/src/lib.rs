@@ -31,8 +31,8 @@ pub mod draft;
 pub mod gate;
 pub mod lessons;
 pub mod llm;
-pub mod report;
 mod markdown;
+pub mod report;
 mod settings;
 pub mod tools;
 pub mod wisdom;
@@ -68,7 +68,9 @@ pub enum Error {
     },
     /// The approved hash is not the draft's content hash (the draft changed since it was reviewed, or
     /// another draft was named).
-    #[error("the draft's content hash is `{actual}`, not the approved `{approved}`: it changed since it was reviewed, or it is another draft")]
+    #[error(
+        "the draft's content hash is `{actual}`, not the approved `{approved}`: it changed since it was reviewed, or it is another draft"
+    )]
     HashMismatch {
         /// The hash given with `--approve`.
         approved: String,

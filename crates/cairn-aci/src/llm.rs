@@ -41,7 +41,10 @@ pub fn prompt(lessons: &[Lesson], settings: &WisdomSettings) -> String {
 /// Asks the endpoint; returns the model's answer text.
 pub fn complete(llm: &LlmSettings, api_key: Option<&str>, user: &str) -> Result<String> {
     let Some(endpoint) = llm.endpoint.as_deref().map(|e| e.trim_end_matches('/').to_owned()) else {
-        return Err(Error::Llm { endpoint: "(none)".into(), why: "is not configured (`[aci.llm] endpoint`)".into() });
+        return Err(Error::Llm {
+            endpoint: "(none)".into(),
+            why: "is not configured (`[aci.llm] endpoint`)".into(),
+        });
     };
     let fail = |why: String| Error::Llm { endpoint: endpoint.clone(), why };
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -103,9 +106,12 @@ pub fn complete(llm: &LlmSettings, api_key: Option<&str>, user: &str) -> Result<
             continue;
         }
         if !(200..300).contains(&status) {
-            return Err(fail(format!("answered HTTP {status} (not retried: check the model name and the API key)")));
+            return Err(fail(format!(
+                "answered HTTP {status} (not retried: check the model name and the API key)"
+            )));
         }
-        let v: Value = serde_json::from_str(&text).map_err(|_| fail("answered with something that is not JSON".into()))?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|_| fail("answered with something that is not JSON".into()))?;
         return v["choices"][0]["message"]["content"]
             .as_str()
             .map(str::to_owned)
@@ -121,7 +127,9 @@ static IDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[\s*(L\d+(\s*,\s*L\
 pub fn parse_answer(answer: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     for line in answer.lines() {
-        let t = line.trim().trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | ')' | '-' | ' '));
+        let t = line
+            .trim()
+            .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | ')' | '-' | ' '));
         let Some(rest) = t.strip_prefix("**") else { continue };
         let Some(end) = rest.find("**") else { continue };
         let name = rest[..end].trim().to_owned();
@@ -143,7 +151,9 @@ pub fn parse_answer(answer: &str) -> Vec<Entry> {
 mod tests {
     #[test]
     fn parses_lines_with_their_lessons() {
-        let e = super::parse_answer("Here you go:\n1. **Verify first.** Names drift. [L1, L3,L9]\n- **Small steps.** One change at a time. [L2]\nnoise\n");
+        let e = super::parse_answer(
+            "Here you go:\n1. **Verify first.** Names drift. [L1, L3,L9]\n- **Small steps.** One change at a time. [L2]\nnoise\n",
+        );
         assert_eq!(e.len(), 2);
         assert_eq!(e[0].name, "Verify first.");
         assert_eq!(e[0].text, "Names drift.");

@@ -23,7 +23,11 @@ pub(crate) fn headings(lines: &[&str]) -> Vec<Heading> {
         }
         let level = t.chars().take_while(|c| *c == '#').count();
         if (1..=6).contains(&level) && t[level..].starts_with(' ') {
-            out.push(Heading { line: i, level, text: t[level..].trim().trim_end_matches('#').trim().to_owned() });
+            out.push(Heading {
+                line: i,
+                level,
+                text: t[level..].trim().trim_end_matches('#').trim().to_owned(),
+            });
         }
     }
     out
@@ -48,7 +52,9 @@ pub(crate) fn sections(lines: &[&str], prefix: &str) -> Vec<(Heading, std::ops::
 /// The text of a list item line (`- x`, `* x`, `+ x`, `1. x`, `1) x`, a `[ ]` box dropped), if it is one.
 pub(crate) fn list_item(line: &str) -> Option<&str> {
     let t = line.trim_start();
-    let rest = if let Some(r) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).or_else(|| t.strip_prefix("+ ")) {
+    let rest = if let Some(r) =
+        t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).or_else(|| t.strip_prefix("+ "))
+    {
         r
     } else {
         let digits = t.chars().take_while(char::is_ascii_digit).count();
@@ -77,7 +83,9 @@ mod tests {
 
     #[test]
     fn list_items() {
-        for (line, want) in [("- a", Some("a")), ("  2. b", Some("b")), ("* [x] c", Some("c")), ("text", None), ("-x", None)] {
+        for (line, want) in
+            [("- a", Some("a")), ("  2. b", Some("b")), ("* [x] c", Some("c")), ("text", None), ("-x", None)]
+        {
             assert_eq!(list_item(line), want, "{line}");
         }
     }

@@ -82,7 +82,12 @@ const SAMPLE_KEYS: [(&str, SessionType); 5] = [
 ];
 
 /// Measures `workspace`.
-pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, sessions: &SessionsConfig) -> Report {
+pub fn report(
+    workspace: &Path,
+    data_dir: &Path,
+    settings: &AciSettings,
+    sessions: &SessionsConfig,
+) -> Report {
     let tokenizer = cairn_tokens::Tokenizer::default();
     let tokens_of = |f: &str| FileTokens {
         file: f.to_owned(),
@@ -99,8 +104,11 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
         .map(|&t| {
             let files: Vec<FileTokens> = set_of(t).iter().map(|f| tokens_of(f)).collect();
             let tokens = files.iter().filter_map(|f| f.tokens).sum();
-            let reduction_pct =
-                if baseline_tokens == 0 { 0.0 } else { 100.0 * (1.0 - tokens as f64 / baseline_tokens as f64) };
+            let reduction_pct = if baseline_tokens == 0 {
+                0.0
+            } else {
+                100.0 * (1.0 - tokens as f64 / baseline_tokens as f64)
+            };
             SessionRow { session_type: t, files, tokens, baseline: baseline_tokens, reduction_pct }
         })
         .collect();
@@ -114,7 +122,8 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
             let r = row(t);
             let names: BTreeSet<&str> = r.files.iter().map(|f| f.file.as_str()).collect();
             let wanted: BTreeSet<&str> = want.iter().copied().collect();
-            let missing: Vec<&str> = r.files.iter().filter(|f| f.tokens.is_none()).map(|f| f.file.as_str()).collect();
+            let missing: Vec<&str> =
+                r.files.iter().filter(|f| f.tokens.is_none()).map(|f| f.file.as_str()).collect();
             let ok = names == wanted && missing.is_empty() && r.tokens <= max && !names.contains("MEMORY.md");
             pass &= ok;
             detail.push(format!(
@@ -122,7 +131,11 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
                 names.iter().copied().collect::<Vec<_>>().join(" + "),
                 r.tokens,
                 r.reduction_pct,
-                if names == wanted { String::new() } else { format!("; the set should be {}", want.join(" + ")) },
+                if names == wanted {
+                    String::new()
+                } else {
+                    format!("; the set should be {}", want.join(" + "))
+                },
                 if missing.is_empty() { String::new() } else { format!("; missing: {}", missing.join(", ")) },
             ));
         }
@@ -147,8 +160,7 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
     let mut pass = true;
     for (key, want) in SAMPLE_KEYS {
         let got = classify_session(key, sessions).session_type;
-        let missing: Vec<String> =
-            set_of(got).into_iter().filter(|f| !workspace.join(f).is_file()).collect();
+        let missing: Vec<String> = set_of(got).into_iter().filter(|f| !workspace.join(f).is_file()).collect();
         let ok = got == want && missing.is_empty();
         pass &= ok;
         detail.push(format!(
@@ -157,7 +169,12 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
             if missing.is_empty() { String::new() } else { format!("; missing: {}", missing.join(", ")) }
         ));
     }
-    criteria.push(Criterion { id: "AC-5", name: "every session type gets its set, no required file missing", pass, detail });
+    criteria.push(Criterion {
+        id: "AC-5",
+        name: "every session type gets its set, no required file missing",
+        pass,
+        detail,
+    });
     // AC-6: the compact tools file.
     let compact = std::fs::read_to_string(workspace.join(tools::COMPACT_FILE)).ok();
     let source = std::fs::read_to_string(workspace.join("TOOLS.md")).ok();
@@ -173,23 +190,34 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
             (r.failures.is_empty(), d)
         }
     };
-    criteria.push(Criterion { id: "AC-6", name: "TOOLS_COMPACT.md: every lookup value, no prose, within its cap", pass, detail });
+    criteria.push(Criterion {
+        id: "AC-6",
+        name: "TOOLS_COMPACT.md: every lookup value, no prose, within its cap",
+        pass,
+        detail,
+    });
     // AC-7: the wisdom section in SOUL.md, with the lessons each entry covers from the promoted draft.
     let soul = std::fs::read_to_string(workspace.join("SOUL.md")).unwrap_or_default();
     let (pass, detail) = match WisdomSection::find(&soul) {
         None => (false, vec!["SOUL.md has no `## Wisdom` section".to_owned()]),
         Some(live) => {
-            let record = std::fs::read(crate::gate::promoted_record(data_dir)).ok().and_then(|_| {
-                crate::draft::Draft::read(&crate::gate::promoted_record(data_dir)).ok()
-            });
+            let record = std::fs::read(crate::gate::promoted_record(data_dir))
+                .ok()
+                .and_then(|_| crate::draft::Draft::read(&crate::gate::promoted_record(data_dir)).ok());
             let recorded = record.as_ref().and_then(|d| {
                 let s = WisdomSection::find(&d.body)?;
                 (s.render() == live.render()).then_some((s, d.lesson_ids.clone()))
             });
             let r = match &recorded {
-                Some((s, ids)) => wisdom::check(s, CheckInput { workspace, known_lessons: Some(ids), settings: &settings.wisdom }),
+                Some((s, ids)) => wisdom::check(
+                    s,
+                    CheckInput { workspace, known_lessons: Some(ids), settings: &settings.wisdom },
+                ),
                 None => {
-                    let mut r = wisdom::check(&live, CheckInput { workspace, known_lessons: Some(&[]), settings: &settings.wisdom });
+                    let mut r = wisdom::check(
+                        &live,
+                        CheckInput { workspace, known_lessons: Some(&[]), settings: &settings.wisdom },
+                    );
                     r.failures.retain(|f| !f.contains("source lesson(s)"));
                     r.failures.push("no record of the lessons each entry covers: promote wisdom with `cairn wisdom promote`".into());
                     r
@@ -207,7 +235,12 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
             (r.failures.is_empty(), d)
         }
     };
-    criteria.push(Criterion { id: "AC-7", name: "the wisdom section: entries, coverage, nothing specific, tokens, required entry, no WISDOM.md", pass, detail });
+    criteria.push(Criterion {
+        id: "AC-7",
+        name: "the wisdom section: entries, coverage, nothing specific, tokens, required entry, no WISDOM.md",
+        pass,
+        detail,
+    });
     // AC-8: a verified backup to roll back to, in one command.
     let backups = backup::list(data_dir).unwrap_or_default();
     let (pass, detail) = match backups.last() {
@@ -223,6 +256,11 @@ pub fn report(workspace: &Path, data_dir: &Path, settings: &AciSettings, session
             (problems.is_empty(), d)
         }
     };
-    criteria.push(Criterion { id: "AC-8", name: "rollback: a verified backup, bulk injection one command away", pass, detail });
+    criteria.push(Criterion {
+        id: "AC-8",
+        name: "rollback: a verified backup, bulk injection one command away",
+        pass,
+        detail,
+    });
     Report { tiered, baseline, baseline_tokens, sessions: rows, memory_bulk_injected, criteria }
 }

@@ -30,9 +30,17 @@ impl Default for AciSettings {
     fn default() -> Self {
         AciSettings {
             queue_file: "DAILY_EXECUTION_QUEUE.md".into(),
-            bulk_files: ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "MEMORY.md"]
-                .map(String::from)
-                .to_vec(),
+            bulk_files: [
+                "AGENTS.md",
+                "SOUL.md",
+                "TOOLS.md",
+                "IDENTITY.md",
+                "USER.md",
+                "HEARTBEAT.md",
+                "MEMORY.md",
+            ]
+            .map(String::from)
+            .to_vec(),
             backup_files: ["SOUL.md", "AGENTS.md", "TOOLS.md", "TOOLS_COMPACT.md", "USER.md", "HEARTBEAT.md"]
                 .map(String::from)
                 .to_vec(),
@@ -99,9 +107,10 @@ impl Default for WisdomSettings {
             min_lessons: 3,
             max_tokens: 150,
             soul_max_tokens: 200,
-            required_entry: "**When context feels incomplete, check your memory.** Read `memory/YYYY-MM-DD.md` \
+            required_entry:
+                "**When context feels incomplete, check your memory.** Read `memory/YYYY-MM-DD.md` \
                              and `MEMORY.md` when historical knowledge is needed."
-                .into(),
+                    .into(),
         }
     }
 }
@@ -124,6 +133,12 @@ pub struct LlmSettings {
 
 impl Default for LlmSettings {
     fn default() -> Self {
-        LlmSettings { endpoint: None, model: "local".into(), api_key_env: None, timeout_ms: 120_000, retries: 2 }
+        LlmSettings {
+            endpoint: None,
+            model: "local".into(),
+            api_key_env: None,
+            timeout_ms: 120_000,
+            retries: 2,
+        }
     }
 }

@@ -209,7 +209,11 @@ pub fn check(content: &str, tools: Option<&str>, max_tokens: usize) -> CheckRepo
         .filter(|t| !is_lookup(t))
         .collect();
     if let Some(first) = prose.first() {
-        failures.push(format!("{} line(s) of prose, the first: `{}`", prose.len(), first.chars().take(60).collect::<String>()));
+        failures.push(format!(
+            "{} line(s) of prose, the first: `{}`",
+            prose.len(),
+            first.chars().take(60).collect::<String>()
+        ));
     }
     let coverage = tools.map(|tools| {
         let wanted: BTreeSet<String> = compact(tools).content.lines().flat_map(values).collect();
@@ -235,7 +239,11 @@ mod tests {
                      ```sh\nbrowser --remote-debugging-port=9222\n```\n\n## Board\n\n\
                      | Name | Port |\n|---|---|\n| board | 3100 |\n| notes | none |\n\n## History\n\nLong story, nothing to look up.\n";
         let c = compact(tools);
-        assert!(c.content.contains("## Browser\n- Profile alias: `work`\n- Debug port: 9222\n"), "{}", c.content);
+        assert!(
+            c.content.contains("## Browser\n- Profile alias: `work`\n- Debug port: 9222\n"),
+            "{}",
+            c.content
+        );
         assert!(c.content.contains("| board | 3100 |"));
         assert!(!c.content.contains("notes"));
         assert!(!c.content.contains("## History"), "a section with nothing to look up is left out");

@@ -41,8 +41,9 @@ pub struct WisdomSection {
     pub entries: Vec<Entry>,
 }
 
-static DATE_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^_Last compressed: (\d{4}-\d{2}-\d{2}) \| Source lessons: (\d+)_\s*$").unwrap());
+static DATE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^_Last compressed: (\d{4}-\d{2}-\d{2}) \| Source lessons: (\d+)_\s*$").unwrap()
+});
 static COVERS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<!--\s*covers:([^>]*)-->").unwrap());
 static LESSON_ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bL\d+\b").unwrap());
 
@@ -215,7 +216,8 @@ pub fn check(section: &WisdomSection, input: CheckInput<'_>) -> CheckReport {
         Ok(soul) => {
             let t = tokenizer.count(&replace_section(&soul, &rendered));
             if t > s.soul_max_tokens {
-                failures.push(format!("SOUL.md with this section is {t} tokens; at most {}", s.soul_max_tokens));
+                failures
+                    .push(format!("SOUL.md with this section is {t} tokens; at most {}", s.soul_max_tokens));
             }
             Some(t)
         }
@@ -239,7 +241,10 @@ static PORT: LazyLock<Regex> =
 static MODEL_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Za-z][\w.-]*:[\w.-]*\d[\w.-]*\b|\b[A-Za-z]+-?\d+[\w.-]*\b").unwrap());
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(^|\s|`)(~|\.{1,2})?/[\w.-]|\w/\w|\b[\w-]+\.(md|json|jsonl|sh|toml|yaml|yml|py|ts|js|rs|txt|log)\b").unwrap()
+    Regex::new(
+        r"(^|\s|`)(~|\.{1,2})?/[\w.-]|\w/\w|\b[\w-]+\.(md|json|jsonl|sh|toml|yaml|yml|py|ts|js|rs|txt|log)\b",
+    )
+    .unwrap()
 });
 static HOST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\blocalhost\b|\b\d{1,3}(\.\d{1,3}){3}\b|\b[a-z0-9-]{2,}(\.[a-z0-9-]{2,})+\b").unwrap()
@@ -248,7 +253,9 @@ static HOST: LazyLock<Regex> = LazyLock::new(|| {
 /// What in `text` is too specific for wisdom: port numbers, model tags, paths, hostnames.
 pub fn specifics(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (re, what) in [(&HOST, "a hostname"), (&PATH, "a path"), (&PORT, "a port number"), (&MODEL_TAG, "a model tag")] {
+    for (re, what) in
+        [(&HOST, "a hostname"), (&PATH, "a path"), (&PORT, "a port number"), (&MODEL_TAG, "a model tag")]
+    {
         if let Some(m) = re.find(text) {
             out.push(format!("{what} (`{}`)", m.as_str().trim()));
         }
@@ -309,6 +316,9 @@ mod tests {
         assert_eq!(s.entries.len(), 2);
         assert_eq!(s.entries[0].covers, ["L1", "L2", "L3"]);
         assert_eq!(s.entries[0].text, "b c");
-        assert_eq!(s.render(), "## Wisdom\n\n_Last compressed: 2026-02-01 | Source lessons: 12_\n\n**A.** b c\n**D.** e\n");
+        assert_eq!(
+            s.render(),
+            "## Wisdom\n\n_Last compressed: 2026-02-01 | Source lessons: 12_\n\n**A.** b c\n**D.** e\n"
+        );
     }
 }

@@ -22,8 +22,8 @@ mod settings;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use commands::{
-    aci, boundary, completions, context, doctor, forget, graph, ingest, models, portable, recall, route, serve,
-    sessions, sources, wisdom, workspace,
+    aci, boundary, completions, context, doctor, forget, graph, ingest, models, portable, recall, route,
+    serve, sessions, sources, wisdom, workspace,
 };
 use settings::{GlobalArgs, Settings};
 

@@ -155,8 +155,7 @@ const SECTIONS: &[&str] = &[
 ];
 
 /// `CAIRN_*` variables that are not settings and are expected (flags' env fallbacks, script knobs).
-const KNOWN_OTHERS: &[&str] =
-    &[
+const KNOWN_OTHERS: &[&str] = &[
     "config",
     "pypi_url",
     "demo_dir",

@@ -37,7 +37,13 @@ impl Engine {
         // The tiered bootstrap switched off (`cairn workspace tiered off`, `rollback --bulk`): the host's
         // own list, unchanged; its host then injects in bulk, as without Cairn.
         if cairn_aci::backup::is_bulk(&self.cfg.data_dir) {
-            return BootstrapResult { files, added: Vec::new(), removed: Vec::new(), session, rag_context: None };
+            return BootstrapResult {
+                files,
+                added: Vec::new(),
+                removed: Vec::new(),
+                session,
+                rag_context: None,
+            };
         }
         let wanted = &info.files;
         let matches =

@@ -81,7 +81,11 @@ pub(crate) fn tools_compact(args: ToolsCompactArgs, settings: &Settings) -> anyh
         Some(ToolsCompactCommand::Check { file }) => {
             let d = Draft::read(&file)?;
             if d.kind != Kind::ToolsCompact {
-                anyhow::bail!("`{}` is a {} draft; check it with `cairn wisdom check`", file.display(), d.kind.as_str());
+                anyhow::bail!(
+                    "`{}` is a {} draft; check it with `cairn wisdom check`",
+                    file.display(),
+                    d.kind.as_str()
+                );
             }
             let r = gate::check_tools(&d, &settings.workspace, &settings.aci);
             let mut s = format!("{} tokens (at most {})\n", r.tokens, settings.aci.tools_max_tokens);
@@ -91,7 +95,12 @@ pub(crate) fn tools_compact(args: ToolsCompactArgs, settings: &Settings) -> anyh
             for f in &r.failures {
                 let _ = writeln!(s, "FAIL {f}");
             }
-            let _ = writeln!(s, "check: {}\nhash: {}", if r.failures.is_empty() { "PASS" } else { "FAIL" }, d.hash);
+            let _ = writeln!(
+                s,
+                "check: {}\nhash: {}",
+                if r.failures.is_empty() { "PASS" } else { "FAIL" },
+                d.hash
+            );
             outln!("{}", s.trim_end());
             return Ok(if r.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
@@ -118,16 +127,29 @@ pub(crate) fn tools_compact(args: ToolsCompactArgs, settings: &Settings) -> anyh
     }
     report.push_str("-->\n");
     body.push_str(&report);
-    let out = args.out.unwrap_or_else(|| settings.data_dir.join("aci").join("drafts").join("tools-compact.md"));
+    let out =
+        args.out.unwrap_or_else(|| settings.data_dir.join("aci").join("drafts").join("tools-compact.md"));
     cairn_aci::atomic::write(&out, body.as_bytes(), CrashPoint::Never)?;
     let out = out.canonicalize().unwrap_or(out);
     let hash = cairn_aci::short_hash(body.as_bytes());
     draft::enqueue(&settings.workspace.join(&settings.aci.queue_file), Kind::ToolsCompact, &out, &hash)?;
-    let mut s = format!("kept {} lookup lines, {} tokens (at most {})\n", c.kept, c.tokens, settings.aci.tools_max_tokens);
+    let mut s = format!(
+        "kept {} lookup lines, {} tokens (at most {})\n",
+        c.kept, c.tokens, settings.aci.tools_max_tokens
+    );
     for d in &c.dropped {
-        let _ = writeln!(s, "  dropped from {}: {} prose, {} code, {} explanations", d.section, d.prose, d.code, d.explanations);
+        let _ = writeln!(
+            s,
+            "  dropped from {}: {} prose, {} code, {} explanations",
+            d.section, d.prose, d.code, d.explanations
+        );
     }
-    let _ = writeln!(s, "draft: {} (hash {hash}), listed in `{}` for review", out.display(), settings.aci.queue_file);
+    let _ = writeln!(
+        s,
+        "draft: {} (hash {hash}), listed in `{}` for review",
+        out.display(),
+        settings.aci.queue_file
+    );
     outln!("{}", s.trim_end());
     Ok(ExitCode::SUCCESS)
 }
@@ -182,7 +204,8 @@ pub(crate) fn aci(command: AciCommand, settings: &Settings) -> anyhow::Result<Ex
                 files.join(", ")
             );
         }
-        let _ = writeln!(s, "\nMEMORY.md bulk-injected: {}\n", if r.memory_bulk_injected { "yes" } else { "no" });
+        let _ =
+            writeln!(s, "\nMEMORY.md bulk-injected: {}\n", if r.memory_bulk_injected { "yes" } else { "no" });
         for c in &r.criteria {
             let _ = writeln!(s, "{} {}: {}", c.id, if c.pass { "PASS" } else { "FAIL" }, c.name);
             for d in &c.detail {

@@ -91,7 +91,12 @@ fn collect(args: CollectArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
         }
         let _ = writeln!(s, "  {:<4} {}", l.id, l.text);
     }
-    let _ = writeln!(s, "\n{} lessons from {} sources", c.lessons.len(), c.sources.iter().filter(|s| s.lessons > 0).count());
+    let _ = writeln!(
+        s,
+        "\n{} lessons from {} sources",
+        c.lessons.len(),
+        c.sources.iter().filter(|s| s.lessons > 0).count()
+    );
     match (c.last_compressed, c.last_source_lessons) {
         (Some(d), Some(n)) => {
             let _ = writeln!(s, "last compressed: {d} from {n} lessons; {} new", c.new_lessons);
@@ -124,12 +129,13 @@ fn draft(args: DraftArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     };
     let model = match aci.llm.endpoint.as_deref() {
         Some(endpoint) => {
-            let key = match &aci.llm.api_key_env {
-                Some(var) => Some(std::env::var(var).with_context(|| {
-                    format!("`[aci.llm] api_key_env` names `{var}`, which is not set")
-                })?),
-                None => None,
-            };
+            let key =
+                match &aci.llm.api_key_env {
+                    Some(var) => Some(std::env::var(var).with_context(|| {
+                        format!("`[aci.llm] api_key_env` names `{var}`, which is not set")
+                    })?),
+                    None => None,
+                };
             let answer = llm::complete(&aci.llm, key.as_deref(), &llm::prompt(&c.lessons, &aci.wisdom))?;
             let entries = llm::parse_answer(&answer);
             if entries.is_empty() {
@@ -139,7 +145,9 @@ fn draft(args: DraftArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
             }
             section.entries = entries;
             // The memory trigger survives every compression, verbatim.
-            if let Some(required) = WisdomSection::find(&format!("## Wisdom\n{}\n", aci.wisdom.required_entry)) {
+            if let Some(required) =
+                WisdomSection::find(&format!("## Wisdom\n{}\n", aci.wisdom.required_entry))
+            {
                 let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
                 if !section.entries.iter().any(|e| norm(&e.line()) == norm(&aci.wisdom.required_entry)) {
                     section.entries.extend(required.entries);
@@ -175,7 +183,11 @@ fn draft(args: DraftArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
 fn check(args: CheckArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     let d = Draft::read(&args.file)?;
     if d.kind != Kind::Wisdom {
-        anyhow::bail!("`{}` is a {} draft; check it with `cairn tools-compact check`", args.file.display(), d.kind.as_str());
+        anyhow::bail!(
+            "`{}` is a {} draft; check it with `cairn tools-compact check`",
+            args.file.display(),
+            d.kind.as_str()
+        );
     }
     let r = cairn_aci::gate::check_wisdom(&d, &settings.workspace, &settings.aci);
     if args.json {

@@ -77,7 +77,12 @@ pub(crate) fn workspace(command: WorkspaceCommand, settings: &Settings) -> anyho
                 outln!("{}", serde_json::to_string_pretty(&m)?);
             } else {
                 let held = m.files.iter().filter(|f| f.sha256.is_some()).count();
-                outln!("backup {}: {held} files (of {}), tiered bootstrap {}", m.id, m.files.len(), on_off(m.tiered));
+                outln!(
+                    "backup {}: {held} files (of {}), tiered bootstrap {}",
+                    m.id,
+                    m.files.len(),
+                    on_off(m.tiered)
+                );
             }
         }
         WorkspaceCommand::Backups(args) => {
@@ -93,7 +98,8 @@ pub(crate) fn workspace(command: WorkspaceCommand, settings: &Settings) -> anyho
                         .map_or_else(|_| "?".to_owned(), |t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string());
                     let files: Vec<&str> =
                         m.files.iter().filter(|f| f.sha256.is_some()).map(|f| f.path.as_str()).collect();
-                    let _ = writeln!(s, "{}  {when}  tiered {}  {}", m.id, on_off(m.tiered), files.join(", "));
+                    let _ =
+                        writeln!(s, "{}  {when}  tiered {}  {}", m.id, on_off(m.tiered), files.join(", "));
                 }
                 outln!("{}", s.trim_end());
             }
