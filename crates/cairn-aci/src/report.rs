@@ -128,7 +128,7 @@ pub fn report(
             pass &= ok;
             detail.push(format!(
                 "{t}: {} = {} tokens (at most {max}; {:.0} % less than bulk){}{}",
-                names.iter().copied().collect::<Vec<_>>().join(" + "),
+                r.files.iter().map(|f| f.file.as_str()).collect::<Vec<_>>().join(" + "),
                 r.tokens,
                 r.reduction_pct,
                 if names == wanted {

@@ -150,6 +150,18 @@ pub fn compact(tools: &str) -> Compact {
             i += 1;
             continue;
         }
+        if list_item(t).is_none() {
+            // A paragraph of several lines is prose, whatever numbers it mentions.
+            let start = i;
+            while i < lines.len() && is_paragraph_line(lines[i]) {
+                i += 1;
+            }
+            if i - start > 1 {
+                d.prose += i - start;
+                continue;
+            }
+            i = start;
+        }
         let (line, was_cut) = cut(t);
         if is_lookup(&line) {
             if let Some(h) = pending_heading.take() {
@@ -173,6 +185,17 @@ pub fn compact(tools: &str) -> Compact {
     dropped.retain(|d| d.prose + d.code + d.explanations > 0);
     let tokens = cairn_tokens::Tokenizer::default().count(&out);
     Compact { content: out, kept, dropped, tokens }
+}
+
+/// Whether `line` continues a paragraph: not blank, not a heading, list item, table row or fence.
+fn is_paragraph_line(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty()
+        && heading_level(t).is_none()
+        && list_item(t).is_none()
+        && !t.starts_with('|')
+        && !t.starts_with("```")
+        && !t.starts_with("~~~")
 }
 
 fn heading_level(t: &str) -> Option<usize> {
@@ -234,7 +257,7 @@ mod tests {
     #[test]
     fn keeps_lookups_under_their_headings_and_drops_prose() {
         let tools = "# Tools\n\nThis file grew over time and explains a lot of things in long sentences.\n\n\
-                     ## Browser\n\nWe use a dedicated profile because the default one kept logging out.\n\n\
+                     ## Browser\n\nWe use a dedicated profile since 2024 because the default one\nkept logging out after 22:00 every night.\n\n\
                      - Profile alias: `work` — chosen because it was free\n- Debug port: 9222\n\n\
                      ```sh\nbrowser --remote-debugging-port=9222\n```\n\n## Board\n\n\
                      | Name | Port |\n|---|---|\n| board | 3100 |\n| notes | none |\n\n## History\n\nLong story, nothing to look up.\n";
@@ -249,7 +272,7 @@ mod tests {
         assert!(!c.content.contains("## History"), "a section with nothing to look up is left out");
         assert!(!c.content.contains("dedicated profile"));
         let browser = c.dropped.iter().find(|d| d.section == "Browser").unwrap();
-        assert_eq!((browser.prose, browser.code, browser.explanations), (1, 3, 1));
+        assert_eq!((browser.prose, browser.code, browser.explanations), (2, 3, 1));
         let report = check(&c.content, Some(tools), 300);
         assert!(report.failures.is_empty(), "{:?}", report.failures);
         let report = check(&c.content.replace("9222", "9333"), Some(tools), 300);
