@@ -1,6 +1,7 @@
 //! The ACI report: per session type, the tokens of the tiered bootstrap set against bulk injection of
 //! every bootstrap file, and the acceptance criteria that can be measured on a workspace (AC-1, AC-2,
-//! AC-5, AC-6, AC-7, AC-8), each PASS or FAIL with its evidence.
+//! AC-4, AC-5, AC-6, AC-7, AC-8), each PASS or FAIL with its evidence. AC-3 and AC-9 are about the
+//! agent's behaviour in live sessions and are not measured here.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -155,6 +156,7 @@ pub fn report(
             &["SOUL.md", "USER.md", "TOOLS_COMPACT.md"],
         ),
     ];
+    criteria.push(set_criterion("AC-4", "sub-agents: SOUL.md only", &[SessionType::Subagent], &["SOUL.md"]));
     // AC-5: each kind of key classified right, and its set complete.
     let mut detail = Vec::new();
     let mut pass = true;

@@ -464,6 +464,7 @@ fn the_report_fails_on_the_bulky_workspace_and_passes_on_the_tiered_one() {
     let (code, v, verdicts) = report(&env);
     assert_eq!(code, 0, "{v:#}");
     assert!(verdicts.iter().all(|(_, p)| *p), "{verdicts:?}");
+    assert_eq!(verdicts.len(), 7, "{verdicts:?}");
     let topic =
         v["sessions"].as_array().unwrap().iter().find(|s| s["session_type"] == "FORUM_TOPIC").unwrap();
     assert!(topic["tokens"].as_u64().unwrap() <= 500, "{topic}");
@@ -471,9 +472,10 @@ fn the_report_fails_on_the_bulky_workspace_and_passes_on_the_tiered_one() {
 
     // Bulk again: the sets are the full list, and the criteria fail.
     env.ok(&["workspace", "tiered", "off"]);
-    let (code, v, _) = report(&env);
+    let (code, v, verdicts) = report(&env);
     assert_eq!(code, 1);
     assert_eq!(v["memory_bulk_injected"], true, "{v}");
+    assert!(verdicts.contains(&("AC-4".to_owned(), false)), "a sub-agent gets every file: {verdicts:?}");
 }
 
 #[test]
