@@ -315,3 +315,56 @@ pub fn verify(data_dir: &Path, m: &Manifest) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR: i64 = 3_600_000;
+
+    #[test]
+    fn a_backup_is_fresh_only_while_it_holds_the_current_content_and_is_young_enough() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ws, data) = (dir.path().join("ws"), dir.path().join("data"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join("SOUL.md"), "calm").unwrap();
+        let files = ["SOUL.md".to_owned(), "TOOLS_COMPACT.md".to_owned()];
+        let t0 = 1_790_000_000_000;
+        let fresh = |now: i64, file: &str| require_fresh(&data, &ws, &[file], 24, now);
+        assert!(matches!(fresh(t0, "SOUL.md"), Err(Error::NoFreshBackup { .. })), "no backup at all");
+        let id = create(&data, &ws, &files, t0).unwrap().id;
+        assert_eq!(fresh(t0 + HOUR, "SOUL.md").unwrap(), id);
+        assert_eq!(fresh(t0 + HOUR, "TOOLS_COMPACT.md").unwrap(), id, "absent then, absent now");
+        let err = fresh(t0 + 25 * HOUR, "SOUL.md").unwrap_err().to_string();
+        assert!(err.contains("older than 24 hours"), "{err}");
+        assert!(require_fresh(&data, &ws, &["SOUL.md"], 0, t0 + 100 * HOUR).is_ok(), "0: any age");
+        std::fs::write(ws.join("SOUL.md"), "changed").unwrap();
+        let err = fresh(t0 + HOUR, "SOUL.md").unwrap_err().to_string();
+        assert!(err.contains("changed since"), "{err}");
+        std::fs::write(ws.join("TOOLS_COMPACT.md"), "new").unwrap();
+        assert!(fresh(t0 + HOUR, "TOOLS_COMPACT.md").is_err(), "present now, absent then");
+        // An older backup that holds the current content still counts.
+        let second = create(&data, &ws, &files, t0 + HOUR).unwrap().id;
+        assert_ne!(second, id);
+        std::fs::write(ws.join("SOUL.md"), "calm").unwrap();
+        assert_eq!(fresh(t0 + 2 * HOUR, "SOUL.md").unwrap(), id);
+    }
+
+    #[test]
+    fn rollback_refuses_a_damaged_backup_before_writing_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ws, data) = (dir.path().join("ws"), dir.path().join("data"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join("SOUL.md"), "calm").unwrap();
+        std::fs::write(ws.join("USER.md"), "mara").unwrap();
+        let files = ["SOUL.md".to_owned(), "USER.md".to_owned()];
+        let m = create(&data, &ws, &files, 1_790_000_000_000).unwrap();
+        std::fs::write(ws.join("SOUL.md"), "changed").unwrap();
+        std::fs::write(ws.join("USER.md"), "changed").unwrap();
+        std::fs::write(root(&data).join(&m.id).join("files/USER.md"), "tampered").unwrap();
+        let err = rollback(&data, &ws, None, false, 1_790_000_100_000).unwrap_err().to_string();
+        assert!(err.contains("`USER.md` does not match its hash"), "{err}");
+        assert_eq!(std::fs::read_to_string(ws.join("SOUL.md")).unwrap(), "changed", "nothing written");
+        assert_eq!(list(&data).unwrap().len(), 1, "no backup taken either");
+    }
+}
