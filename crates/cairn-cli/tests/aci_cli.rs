@@ -204,6 +204,7 @@ fn draft_sends_the_grouped_lessons_and_writes_a_checked_section_with_its_coverag
     );
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("d.md"), "{stdout}");
+    assert!(stdout.contains("check: PASS\nhash: "), "{stdout}");
     let requests = llm.requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 1);
     let req = &requests[0];
@@ -258,6 +259,22 @@ fn without_an_endpoint_draft_writes_a_worksheet_that_fails_its_check() {
     assert_eq!(code, 1, "{check}");
     assert!(check.contains("FAIL 0 entries"), "{check}");
     assert!(check.contains("FAIL the required entry is missing"), "{check}");
+    // A person fills it in: it passes, with the hash the check prints.
+    let text = std::fs::read_to_string(&out).unwrap();
+    let entries: String = GOOD_ANSWER
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (entry, ids) = l.rsplit_once(" [").unwrap();
+            format!("{entry} <!-- covers: {} -->\n", ids.trim_end_matches(']'))
+        })
+        .collect();
+    let required = "**When context feels incomplete, check your memory.** Read `memory/YYYY-MM-DD.md` and `MEMORY.md` when historical knowledge is needed.\n";
+    let filled =
+        text.replacen("Source lessons: 42_\n\n", &format!("Source lessons: 42_\n\n{entries}{required}"), 1);
+    std::fs::write(&out, filled).unwrap();
+    let (code, check, _) = env.run(&["wisdom", "check", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{check}");
 }
 
 #[test]

@@ -177,6 +177,20 @@ fn draft(args: DraftArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
         aci.queue_file
     );
     outln!("{}", out.display());
+    // What the reviewer runs next, with the draft's own check.
+    if let Ok(d) = Draft::read(&out) {
+        let r = cairn_aci::gate::check_wisdom(&d, &settings.workspace, aci);
+        outln!(
+            "check: {}{}\nhash: {}",
+            if r.ok() { "PASS" } else { "FAIL" },
+            if r.ok() {
+                String::new()
+            } else {
+                format!(" ({} failures; `cairn wisdom check` lists them)", r.failures.len())
+            },
+            d.hash
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
