@@ -73,7 +73,7 @@ impl Report {
     }
 }
 
-/// A session key of each kind the seed names, with the type it must be classified as.
+/// A session key of each kind a host sends (main, topic, group, sub-agent, cron), with its type.
 const SAMPLE_KEYS: [(&str, SessionType); 5] = [
     ("agent:main:main", SessionType::MainSession),
     ("agent:main:telegram:group:-1001:topic:14", SessionType::ForumTopic),
