@@ -22,8 +22,8 @@ mod settings;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use commands::{
-    boundary, completions, context, doctor, forget, graph, ingest, models, portable, recall, route, serve,
-    sessions, sources,
+    aci, boundary, completions, context, doctor, forget, graph, ingest, models, portable, recall, route,
+    serve, sessions, sources, wisdom, workspace,
 };
 use settings::{GlobalArgs, Settings};
 
@@ -94,6 +94,24 @@ enum Command {
     Export(portable::ExportArgs),
     /// Read an export into the store (idempotent); the index and graph follow.
     Import(portable::ImportArgs),
+    /// Wisdom compression: gather lessons, draft a `## Wisdom` section, check it, promote it into
+    /// SOUL.md after review.
+    Wisdom {
+        #[command(subcommand)]
+        command: wisdom::WisdomCommand,
+    },
+    /// Derive TOOLS_COMPACT.md (lookup lines only) from TOOLS.md as a draft; `check` and `promote` it.
+    ToolsCompact(aci::ToolsCompactArgs),
+    /// Backups of the workspace files Cairn may change, rollback, and the tiered bootstrap switch.
+    Workspace {
+        #[command(subcommand)]
+        command: workspace::WorkspaceCommand,
+    },
+    /// Adaptive context injection: `report` the tokens per session type and the acceptance criteria.
+    Aci {
+        #[command(subcommand)]
+        command: aci::AciCommand,
+    },
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
     Completions(completions::CompletionsArgs),
     /// The public/private boundary: audit a tree before it is published.
@@ -165,6 +183,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sessions(args) => sessions::sessions(args, &settings),
         Command::Export(args) => portable::export(args, &settings),
         Command::Import(args) => portable::import(args, &settings),
+        Command::Wisdom { command } => wisdom::wisdom(command, &settings),
+        Command::ToolsCompact(args) => aci::tools_compact(args, &settings),
+        Command::Workspace { command } => workspace::workspace(command, &settings),
+        Command::Aci { command } => aci::aci(command, &settings),
         Command::Completions(_) | Command::Boundary { .. } => {
             unreachable!("answered before the settings are resolved")
         }

@@ -92,6 +92,9 @@ pub(crate) struct Settings {
     /// Remote sources (`[remote.<name>]`): memory services consulted on every turn.
     #[serde(default)]
     pub remote: settings::RemoteSettings,
+    /// Adaptive context injection: wisdom compression, the compact tools file, backups.
+    #[serde(default)]
+    pub aci: cairn_aci::AciSettings,
     /// The config file these settings were read from (none: defaults and environment only).
     #[serde(skip)]
     pub config_file: Option<PathBuf>,
@@ -125,6 +128,7 @@ impl Default for Settings {
             vector: settings::VectorSettings::default(),
             serve: cairn_serve::ServeSettings::default(),
             remote: settings::RemoteSettings::default(),
+            aci: cairn_aci::AciSettings::default(),
             config_file: None,
         }
     }
@@ -147,11 +151,20 @@ const SECTIONS: &[&str] = &[
     "vector",
     "serve",
     "remote",
+    "aci",
 ];
 
 /// `CAIRN_*` variables that are not settings and are expected (flags' env fallbacks, script knobs).
-const KNOWN_OTHERS: &[&str] =
-    &["config", "pypi_url", "demo_dir", "model_data_dir", "test_model_dir", "allow_no_model", "e2e_cache"];
+const KNOWN_OTHERS: &[&str] = &[
+    "config",
+    "pypi_url",
+    "demo_dir",
+    "model_data_dir",
+    "test_model_dir",
+    "allow_no_model",
+    "e2e_cache",
+    "test_crash_before_rename",
+];
 
 /// Whether the `CAIRN_`-stripped variable name `key` is a setting
 /// (figment may already have turned `__` into `.`), in any case.

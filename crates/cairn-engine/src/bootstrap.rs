@@ -1,7 +1,8 @@
 //! Bootstrap files: the host's list filtered to the session kind's set, files of that set the host did
 //! not list added from the workspace, a generated [`CONTEXT_FILE`] with recent memory in scope, and,
 //! when remote sources are configured, a generated [`RAG_CONTEXT_FILE`] with what they hold about that
-//! recent memory (not for sub-agents: their host drops extra files).
+//! recent memory (not for sub-agents: their host drops extra files). With the tiered bootstrap switched
+//! off (a marker in the data dir, see `cairn_aci::backup`), the host's list comes back unchanged.
 
 use std::path::Path;
 
@@ -33,6 +34,17 @@ impl Engine {
     ) -> BootstrapResult {
         let info = self.classify(session_key);
         let session = SessionView::of(&info, None);
+        // The tiered bootstrap switched off (`cairn workspace tiered off`, `rollback --bulk`): the host's
+        // own list, unchanged; its host then injects in bulk, as without Cairn.
+        if cairn_aci::backup::is_bulk(&self.cfg.data_dir) {
+            return BootstrapResult {
+                files,
+                added: Vec::new(),
+                removed: Vec::new(),
+                session,
+                rag_context: None,
+            };
+        }
         let wanted = &info.files;
         let matches =
             |f: &BootstrapFile, w: &str| f.name == w || f.path == w || f.path.ends_with(&format!("/{w}"));

@@ -397,8 +397,10 @@ pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<Ex
             }
         }
     };
+    let reviews = cairn_aci::draft::pending(&settings.workspace.join(&settings.aci.queue_file));
     if args.json {
         let mut v = serde_json::to_value(&st)?;
+        v["reviews"] = serde_json::json!(reviews);
         v["store_path"] = serde_json::Value::String(path.display().to_string());
         v["config_file"] = serde_json::json!(settings.config_file);
         v["route_config"] = serde_json::Value::String(route);
@@ -419,6 +421,9 @@ pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<Ex
     writeln!(out, "projects:  {}", fmt(&st.per_project))?;
     writeln!(out, "audience:  {}", fmt(&st.per_audience))?;
     writeln!(out, "sessions:  {} ({} turns)", st.sessions, st.turns)?;
+    for r in &reviews {
+        writeln!(out, "review:    {}", r.trim_start_matches("- [ ] "))?;
+    }
     match &st.last_harvest {
         Some(h) => {
             let when = h

@@ -1,5 +1,6 @@
 //! One module per command family; each exposes clap argument types and `run`-style functions.
 
+pub(crate) mod aci;
 pub(crate) mod boundary;
 pub(crate) mod completions;
 pub(crate) mod context;
@@ -15,3 +16,5 @@ pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod sessions;
 pub(crate) mod sources;
+pub(crate) mod wisdom;
+pub(crate) mod workspace;

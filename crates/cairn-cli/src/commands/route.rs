@@ -351,16 +351,26 @@ struct BootstrapFile {
     tokens: Option<usize>,
 }
 
-pub(crate) fn bootstrap(args: BootstrapArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+/// The session file sets: the routing config's, else the defaults (with a warning).
+pub(crate) fn sessions_config(settings: &Settings) -> anyhow::Result<SessionsConfig> {
     let dir = &settings.route.config_dir;
-    let sessions = if dir.exists() {
+    Ok(if dir.exists() {
         SessionsConfig::load(dir)
             .with_context(|| format!("cannot load `sessions` from `{}`", dir.display()))?
     } else {
         eprintln!("warning: routing config `{}` not found; using the default file sets", dir.display());
         SessionsConfig::default()
-    };
-    let info = classify_session(&args.session_key, &sessions);
+    })
+}
+
+pub(crate) fn bootstrap(args: BootstrapArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let sessions = sessions_config(settings)?;
+    let mut info = classify_session(&args.session_key, &sessions);
+    // The tiered bootstrap switched off: every bootstrap file, as the host injects them in bulk.
+    if cairn_aci::backup::is_bulk(&settings.data_dir) {
+        info.files = settings.aci.bulk_files.clone();
+        info.reason = format!("{}; the tiered bootstrap is off (bulk injection)", info.reason);
+    }
     let workspace = args.workspace.clone().unwrap_or_else(|| settings.workspace.clone());
     let tokenizer = cairn_tokens::Tokenizer::default();
     let mut files = Vec::new();
