@@ -483,6 +483,24 @@ def scenario(env):
           "(f) the plugin logged the removal for the subagent key")
     check("CAIRN_CONTEXT.md" in a["system"], "(f) main/direct sessions get the generated CAIRN_CONTEXT.md")
 
+    # (j) tiered bootstrap and the way back: a forum topic gets its small set (AGENTS.md filtered out, within
+    # the 500-token target); after `cairn workspace backup` and `cairn workspace rollback --bulk` the host's
+    # next topic turn gets its full set again (AGENTS.md back); `cairn workspace tiered on` restores tiering.
+    topic = f"agent:main:telegram:group:-300{run_id}:topic:"
+    j1 = env.agent(topic + "1", "Summarise your instructions in one line.", cfg, "j-tiered", gateway_env=gw)
+    check(AGENTSMARK not in j1["system"], "(j) tiered: a forum topic's system prompt has no AGENTS.md")
+    sizes = json.loads(env.cairn("bootstrap", "--session-key", topic + "1", "--json", check_rc=False).stdout)
+    check(sizes["total_tokens"] <= sizes["target"] == 500,
+          f"(j) tiered: the topic's bootstrap set is {sizes['total_tokens']} tokens, within its 500-token target")
+    env.cairn("workspace", "backup")
+    rolled = env.cairn("workspace", "rollback", "--bulk")
+    check("tiered bootstrap off" in rolled.stdout + rolled.stderr, "(j) `cairn workspace rollback --bulk` ran")
+    j2 = env.agent(topic + "2", "Summarise your instructions in one line.", cfg, "j-bulk", gateway_env=gw)
+    check(AGENTSMARK in j2["system"], "(j) after rollback --bulk: the host's full set is back (AGENTS.md injected)")
+    env.cairn("workspace", "tiered", "on")
+    j3 = env.agent(topic + "3", "Summarise your instructions in one line.", cfg, "j-tiered-again", gateway_env=gw)
+    check(AGENTSMARK not in j3["system"], "(j) `cairn workspace tiered on`: the topic's small set again")
+
     # (service) stopping the gateway stops the daemon its plugin started.
     daemon_url = env.base_url
     env.stop("gateway", timeout=60)
