@@ -236,6 +236,13 @@ fn draft_sends_the_grouped_lessons_and_writes_a_checked_section_with_its_coverag
     // Listed for review in the queue and in `cairn status`.
     let queue = std::fs::read_to_string(env.ws.join("DAILY_EXECUTION_QUEUE.md")).unwrap();
     assert!(queue.contains("REVIEW NEEDED: wisdom draft") && queue.contains(&hash), "{queue}");
+    // Before any harvest, `cairn status` has no store to show, but still the review.
+    let (code, status, err) = env.run(&["status"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        status.contains("review:    REVIEW NEEDED: wisdom draft") && err.contains("no store"),
+        "{status}{err}"
+    );
     env.ok(&["harvest"]);
     let status = env.ok(&["status"]);
     assert!(status.contains("review:    REVIEW NEEDED: wisdom draft"), "{status}");

@@ -329,3 +329,36 @@ async fn http_source_query_answers_a_tool_call_and_names_the_source_when_it_cann
     assert!(msg.contains("source `graphiti`") && msg.contains("is down"), "{msg}");
     assert!(t.elapsed() < Duration::from_millis(1_500), "{:?}", t.elapsed());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_with_graphiti_over_its_mcp_server() {
+    let env = common::Env::new(&["memory"]);
+    env.write("memory/garden.md", "# Garden\n\nThe tomatoes need water every morning.\n");
+    let server = testing::graphiti_mcp(vec![testing::fact(
+        "default",
+        "f1",
+        "WORKS_AT",
+        "Alice works at Acme Corp these days",
+        Some("2026-01-05T00:00:00Z"),
+    )]);
+    config(&env, &format!("{}/mcp/", server.url()), "api = \"mcp\"\n");
+    let (code, out, err) = common::output(&cmd(&env).args(["sources", "status"]).output().unwrap());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("graphiti") && out.contains("up"), "{out}");
+    let (child, url) = common::serve(cmd(&env));
+    let _daemon = common::Daemon(child);
+    let token = std::fs::read_to_string(env.data.join("serve.token")).unwrap();
+    let client = common::client(&token);
+    let (up, _) = turn(&client, &url, MAIN).await;
+    let block = up["prepend_context"].as_str().unwrap();
+    assert!(block.contains("Alice works at Acme Corp") && block.contains("remote:graphiti:fact:f1"), "{up}");
+    assert_eq!(lane(&up, "remote:graphiti")["status"], "ok");
+    let r = client
+        .post(format!("{url}/v1/sources/query"))
+        .json(&json!({"tool": "graphiti_search", "query": PROMPT, "session_key": MAIN}))
+        .send()
+        .await
+        .unwrap();
+    let answer: Value = r.json().await.unwrap();
+    assert_eq!(answer["results"][0]["id"], "remote:graphiti:fact:f1", "{answer}");
+}

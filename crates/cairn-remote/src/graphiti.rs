@@ -8,6 +8,11 @@
 //! | health | `GET /healthcheck` → `{"status": "healthy"}` |
 //! | write-through | `POST /messages` `{"group_id", "messages": [{content, role_type, role, timestamp, name, source_description}]}` → 202 |
 //!
+//! Or its MCP server (`mcp_server/`, streamable HTTP; `api = "mcp"`, the endpoint its MCP URL, e.g.
+//! `http://127.0.0.1:8000/mcp/`): recall is the tool `search_memory_facts` `{"query", "group_ids",
+//! "max_facts"}` → `{"message", "facts": [..]}` (the same facts), write-through `add_memory` (one
+//! `message` episode per turn), health an MCP session opened.
+//!
 //! A project's group is `projects[project]`, else `partition`, else the project's own name; a
 //! request over every project searches `partition` and the mapped groups, or every group when
 //! neither is set. Each fact is a hit `remote:<name>:fact:<uuid>`: its text, and when it held (its
@@ -19,18 +24,45 @@ use cairn_core::{CapturedTurn, Hit, SourceQuery};
 use serde_json::{Value, json};
 
 use crate::http::{CallError, Http};
+use crate::mcp::McpClient;
 use crate::settings::SourceSettings;
 use crate::source::{HitMaker, Service, dated, day, parse_time};
 
 pub(crate) struct Graphiti {
     name: String,
     settings: SourceSettings,
-    http: Http,
+    api: Api,
+}
+
+/// Which of Graphiti's servers answers.
+enum Api {
+    /// Its REST server.
+    Rest(Http),
+    /// Its MCP server.
+    Mcp(McpClient),
 }
 
 impl Graphiti {
+    /// Graphiti's REST server at `http`'s base URL.
     pub(crate) fn new(name: &str, settings: SourceSettings, http: Http) -> Self {
-        Graphiti { name: name.to_owned(), settings, http }
+        Graphiti { name: name.to_owned(), settings, api: Api::Rest(http) }
+    }
+
+    /// Graphiti's MCP server at `http`'s base URL (its MCP endpoint).
+    pub(crate) fn mcp(name: &str, settings: SourceSettings, http: Http) -> Self {
+        Graphiti { name: name.to_owned(), settings, api: Api::Mcp(McpClient::new(http)) }
+    }
+
+    /// The facts `search_memory_facts` answered (`{"facts": [..]}`, or `{"error"}`).
+    fn mcp_facts(answer: &Value) -> Result<&Vec<Value>, CallError> {
+        if let Some(e) = answer.get("error").and_then(Value::as_str) {
+            let e: String = e.chars().take(200).collect();
+            return Err(CallError::Refused(format!("search_memory_facts: {e}")));
+        }
+        answer
+            .get("facts")
+            .and_then(Value::as_array)
+            .ok_or_else(|| CallError::Malformed("expected {\"facts\": [..]} from search_memory_facts".into()))
     }
 
     /// The `group_ids` of a search in `project` (`None`: every group).
@@ -87,17 +119,46 @@ impl Service for Graphiti {
             "query": q.text,
             "max_facts": k,
         });
-        let answer = self.http.post("/search", &body, &[], timeout)?;
-        let facts = answer
-            .get("facts")
-            .and_then(Value::as_array)
-            .ok_or_else(|| CallError::Malformed("expected {\"facts\": [..]}".into()))?;
+        let answer = match &self.api {
+            Api::Rest(http) => http.post("/search", &body, &[], timeout)?,
+            Api::Mcp(mcp) => mcp.call_tool("search_memory_facts", body, timeout)?,
+        };
+        let facts = match &self.api {
+            Api::Rest(_) => answer
+                .get("facts")
+                .and_then(Value::as_array)
+                .ok_or_else(|| CallError::Malformed("expected {\"facts\": [..]}".into()))?,
+            Api::Mcp(_) => Self::mcp_facts(&answer)?,
+        };
         let maker = HitMaker { source: &self.name, audience: self.settings.audience, scope: q.scope };
         facts.iter().take(k).map(|f| self.fact_hit(&maker, f)).collect()
     }
 
     fn forward(&self, turn: &CapturedTurn, timeout: Duration) -> Result<(), String> {
         let at = jiff::Timestamp::from_millisecond(turn.at).map(|t| t.to_string()).unwrap_or_default();
+        let http = match &self.api {
+            Api::Rest(http) => http,
+            Api::Mcp(mcp) => {
+                let body: Vec<String> = [("user", &turn.user), ("assistant", &turn.assistant)]
+                    .into_iter()
+                    .filter(|(_, text)| !text.trim().is_empty())
+                    .map(|(role, text)| format!("{role}: {text}"))
+                    .collect();
+                let args = json!({
+                    "name": format!("cairn turn {}", turn.session_key),
+                    "episode_body": body.join("\n"),
+                    "group_id": self.group_for(&turn.project),
+                    "source": "message",
+                    "source_description": format!("cairn capture of {}", turn.session_key),
+                    "reference_time": at,
+                });
+                let answer = mcp.call_tool("add_memory", args, timeout).map_err(|e| e.to_string())?;
+                return match answer.get("error").and_then(Value::as_str) {
+                    Some(e) => Err(format!("add_memory: {}", e.chars().take(200).collect::<String>())),
+                    None => Ok(()),
+                };
+            }
+        };
         let messages: Vec<Value> = [("user", &turn.user), ("assistant", &turn.assistant)]
             .into_iter()
             .filter(|(_, text)| !text.trim().is_empty())
@@ -107,11 +168,16 @@ impl Service for Graphiti {
             })
             .collect();
         let body = json!({"group_id": self.group_for(&turn.project), "messages": messages});
-        self.http.post("/messages", &body, &[], timeout).map(|_| ()).map_err(|e| e.to_string())
+        http.post("/messages", &body, &[], timeout).map(|_| ()).map_err(|e| e.to_string())
     }
 
     fn probe(&self, timeout: Duration) -> Result<(), CallError> {
-        let answer = self.http.get("/healthcheck", timeout, true)?;
+        let http = match &self.api {
+            Api::Rest(http) => http,
+            // A session opened is a server that speaks MCP and answers.
+            Api::Mcp(mcp) => return mcp.connect(timeout),
+        };
+        let answer = http.get("/healthcheck", timeout, true)?;
         match answer.get("status").and_then(Value::as_str) {
             Some("healthy") => Ok(()),
             _ => Err(CallError::Malformed("`/healthcheck` did not say {\"status\": \"healthy\"}".into())),

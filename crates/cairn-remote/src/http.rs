@@ -26,6 +26,8 @@ pub(crate) enum CallError {
     Status { status: u16, detail: String },
     /// A 2xx answer that is not what the API documents.
     Malformed(String),
+    /// A well-formed answer saying the request failed (an MCP tool's or a JSON-RPC error).
+    Refused(String),
 }
 
 impl CallError {
@@ -49,8 +51,19 @@ impl std::fmt::Display for CallError {
             CallError::Status { status, detail } if detail.is_empty() => write!(f, "HTTP {status}"),
             CallError::Status { status, detail } => write!(f, "HTTP {status}: {detail}"),
             CallError::Malformed(why) => write!(f, "malformed answer: {why}"),
+            CallError::Refused(why) => write!(f, "refused: {why}"),
         }
     }
+}
+
+/// An answer read whole, unparsed ([`Http::post_raw`]).
+pub(crate) struct Raw {
+    /// Its `Mcp-Session-Id` header.
+    pub(crate) session: Option<String>,
+    /// Its `Content-Type`.
+    pub(crate) content_type: String,
+    /// Its body.
+    pub(crate) body: String,
 }
 
 /// A service's base URL, its agent and its credentials.
@@ -136,6 +149,47 @@ impl Http {
             }
             req.config().timeout_global(Some(timeout)).build().send(&bytes[..])
         })
+    }
+
+    /// `POST path` with a JSON `body` and extra `headers`, its answer read whole but not parsed: for a
+    /// protocol that may answer a stream of events (MCP's streamable HTTP). An error status is an error.
+    pub(crate) fn post_raw(
+        &self,
+        path: &str,
+        body: &Value,
+        headers: &[(&str, &str)],
+        timeout: Duration,
+    ) -> Result<Raw, CallError> {
+        let ms = timeout.as_millis() as u64;
+        let bytes = serde_json::to_vec(body).map_err(|e| CallError::Malformed(format!("request: {e}")))?;
+        let mut req =
+            self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
+        if let Some((h, v)) = &self.auth {
+            req = req.header(h.as_str(), v.expose());
+        }
+        for (h, v) in headers {
+            req = req.header(*h, *v);
+        }
+        let mut resp = req
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .send(&bytes[..])
+            .map_err(|e| self.transport(e, ms))?;
+        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let (session, content_type) = (header("mcp-session-id"), header("content-type").unwrap_or_default());
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY)
+            .lossy_utf8(true)
+            .read_to_string()
+            .map_err(|e| self.transport(e, ms))?;
+        if !(200..300).contains(&status) {
+            return Err(CallError::Status { status, detail: self.scrub(&detail_of(&text)) });
+        }
+        Ok(Raw { session, content_type, body: text })
     }
 
     /// Sends what `send` builds, with the credentials when `authed` (`send` gets the header to add):

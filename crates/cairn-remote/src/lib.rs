@@ -35,6 +35,7 @@ mod health;
 mod http;
 mod lightrag;
 mod login;
+mod mcp;
 mod mem0;
 pub mod settings;
 mod source;

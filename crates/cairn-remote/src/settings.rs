@@ -75,6 +75,17 @@ impl LightragMode {
     }
 }
 
+/// Which of Graphiti's servers a source speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GraphitiApi {
+    /// Its REST server (`server/graph_service`): `POST /search`, `GET /healthcheck`.
+    #[default]
+    Rest,
+    /// Its MCP server (`mcp_server/`) over streamable HTTP: the tool `search_memory_facts`.
+    Mcp,
+}
+
 /// Which of mem0's entity ids a source's partition is (its `filters` need one of them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -137,6 +148,10 @@ pub struct SourceSettings {
     /// `secret_env`, and send the token `POST /login` gives as a bearer, renewed before it expires.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub login_user: Option<String>,
+    /// Graphiti: its REST server (`rest`, the default) or its MCP server (`mcp`; `endpoint` is then
+    /// the MCP URL, `http://127.0.0.1:8000/mcp/`).
+    #[serde(default, skip_serializing_if = "is_rest")]
+    pub api: GraphitiApi,
     /// The service's partition for every project not in `projects`: Graphiti's group id, mem0's
     /// entity id (see `mem0_entity`), LightRAG's workspace (`LIGHTRAG-WORKSPACE` header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,6 +176,9 @@ pub struct SourceSettings {
 
 fn yes() -> bool {
     true
+}
+fn is_rest(api: &GraphitiApi) -> bool {
+    *api == GraphitiApi::Rest
 }
 fn default_timeout_ms() -> u64 {
     800
@@ -196,6 +214,7 @@ impl SourceSettings {
             secret_env: None,
             auth_header: None,
             login_user: None,
+            api: GraphitiApi::Rest,
             partition: None,
             projects: BTreeMap::new(),
             mem0_entity: default_mem0_entity(),
@@ -243,6 +262,9 @@ impl SourceSettings {
         }
         if self.max_results == 0 {
             return Err(bad("`max_results` must be at least 1".into()));
+        }
+        if self.api == GraphitiApi::Mcp && self.kind != Kind::Graphiti {
+            return Err(bad("`api = \"mcp\"` is for Graphiti only (its MCP server)".into()));
         }
         if let Some(user) = &self.login_user {
             if self.kind != Kind::Lightrag {

@@ -17,7 +17,7 @@ use crate::health::Health;
 use crate::http::{CallError, Http};
 use crate::lightrag::Lightrag;
 use crate::mem0::Mem0;
-use crate::settings::{Kind, SourceConfig, SourceSettings};
+use crate::settings::{GraphitiApi, Kind, SourceConfig, SourceSettings};
 
 /// Calls one source may have running at once; more are refused (the service is not keeping up,
 /// and each waiting call holds a thread until its time limit).
@@ -136,6 +136,9 @@ impl RemoteSource {
         };
         let authed = config.secret.is_some();
         let service: Box<dyn Service> = match s.kind {
+            Kind::Graphiti if s.api == GraphitiApi::Mcp => {
+                Box::new(Graphiti::mcp(&config.name, s.clone(), http))
+            }
             Kind::Graphiti => Box::new(Graphiti::new(&config.name, s.clone(), http)),
             Kind::Lightrag => Box::new(Lightrag::new(&config.name, s.clone(), http)),
             Kind::Mem0 => Box::new(Mem0::new(&config.name, s.clone(), http, authed)),

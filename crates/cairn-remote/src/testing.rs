@@ -54,6 +54,10 @@ pub struct Control {
     tokens: Mutex<Vec<String>>,
     /// LightRAG: logins answered with a token.
     pub logins: AtomicUsize,
+    /// Graphiti's MCP server: the sessions open.
+    sessions: Mutex<Vec<String>>,
+    /// Graphiti's MCP server: sessions opened (`initialize` answered).
+    pub initializes: AtomicUsize,
 }
 
 impl Control {
@@ -66,6 +70,11 @@ impl Control {
     /// issued (none: no login).
     pub fn require_login(&self, account: Option<(&str, &str)>) {
         *self.login.lock().unwrap() = account.map(|(u, p)| (u.to_owned(), p.to_owned()));
+    }
+
+    /// Graphiti's MCP server: forgets every session (as after a restart): requests naming one get 404.
+    pub fn expire_sessions(&self) {
+        self.sessions.lock().unwrap().clear();
     }
 
     /// LightRAG: stops accepting every token issued so far (as when they expire).
@@ -288,6 +297,142 @@ pub fn graphiti(facts: Vec<Value>) -> FakeServer {
             )
             .with_state(control)
     })
+}
+
+/// A fake of Graphiti's MCP server (`mcp_server/`, streamable HTTP at `POST /mcp`) holding `facts`:
+/// `initialize` (a session id in `Mcp-Session-Id`), `notifications/initialized`, and `tools/call` of
+/// `search_memory_facts` (`{"message", "facts"}` as structured content and as JSON text) and
+/// `add_memory`. Answers are server-sent events, as FastMCP sends them; a request without a session
+/// gets 400, one naming a session it does not know 404.
+pub fn graphiti_mcp(facts: Vec<Value>) -> FakeServer {
+    let facts = Arc::new(facts);
+    FakeServer::start(move |control| {
+        let f = facts.clone();
+        Router::new()
+            .route(
+                "/mcp",
+                post(move |State(c): Shared, headers: HeaderMap, body: String| {
+                    let facts = f.clone();
+                    async move { graphiti_mcp_post(&c, &headers, &body, &facts).await }
+                }),
+            )
+            .with_state(control)
+    })
+}
+
+/// One JSON-RPC message as an event stream.
+fn sse(message: &Value, session: Option<&str>) -> Response {
+    let mut resp = (
+        StatusCode::OK,
+        [("content-type", "text/event-stream"), ("cache-control", "no-cache")],
+        format!("event: message\r\ndata: {message}\r\n\r\n"),
+    )
+        .into_response();
+    if let Some(s) = session {
+        resp.headers_mut().insert("mcp-session-id", s.parse().expect("header value"));
+    }
+    resp
+}
+
+fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str) -> Response {
+    (status, axum::Json(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})))
+        .into_response()
+}
+
+async fn graphiti_mcp_post(c: &Control, headers: &HeaderMap, body: &str, facts: &[Value]) -> Response {
+    let Ok(msg) = serde_json::from_str::<Value>(body) else {
+        return rpc_error(StatusCode::BAD_REQUEST, &Value::Null, -32700, "Parse error");
+    };
+    let accept = headers.get("accept").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            &Value::Null,
+            -32600,
+            "Not Acceptable: Client must accept both application/json and text/event-stream",
+        );
+    }
+    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or_default();
+    c.record(&format!("/mcp {method}"), headers, &msg);
+    if method == "initialize" {
+        let n = c.initializes.fetch_add(1, Ordering::Relaxed);
+        let session = format!("session-{n}");
+        c.sessions.lock().unwrap().push(session.clone());
+        let version = msg["params"]["protocolVersion"].as_str().unwrap_or("2025-06-18");
+        let result = json!({"protocolVersion": version, "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": {"name": "Graphiti Agent Memory", "version": "1.21.0"}});
+        return sse(&json!({"jsonrpc": "2.0", "id": id, "result": result}), Some(&session));
+    }
+    match headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+        None => return rpc_error(StatusCode::BAD_REQUEST, &id, -32600, "Bad Request: Missing session ID"),
+        Some(s) if !c.sessions.lock().unwrap().iter().any(|x| x == s) => {
+            return rpc_error(StatusCode::NOT_FOUND, &id, -32001, "Session not found");
+        }
+        Some(_) => {}
+    }
+    match method {
+        "notifications/initialized" => StatusCode::ACCEPTED.into_response(),
+        "tools/call" => {
+            let args = &msg["params"]["arguments"];
+            let structured = match msg["params"]["name"].as_str() {
+                Some("search_memory_facts") => {
+                    let Some(_query) = args.get("query").and_then(Value::as_str) else {
+                        let text = "Error executing tool search_memory_facts: 1 validation error: query Field required";
+                        let result = json!({"content": [{"type": "text", "text": text}], "isError": true});
+                        return sse(&json!({"jsonrpc": "2.0", "id": id, "result": result}), None);
+                    };
+                    c.searches.fetch_add(1, Ordering::Relaxed);
+                    if let Some(r) = c.misbehave().await {
+                        return r;
+                    }
+                    let groups: Option<Vec<&str>> = match &args["group_ids"] {
+                        Value::Array(a) => Some(a.iter().filter_map(Value::as_str).collect()),
+                        Value::String(s) => Some(vec![s.as_str()]),
+                        _ => None,
+                    };
+                    let max = args["max_facts"].as_u64().unwrap_or(10) as usize;
+                    let found: Vec<Value> = facts
+                        .iter()
+                        .filter(|f| {
+                            groups.as_ref().is_none_or(|g| g.iter().any(|g| Some(*g) == f["group"].as_str()))
+                        })
+                        .take(max)
+                        .map(|f| {
+                            let mut f = f.clone();
+                            if let Some(o) = f.as_object_mut() {
+                                let group = o.remove("group").unwrap_or(Value::Null);
+                                o.insert("group_id".into(), group);
+                                o.insert("attributes".into(), json!({}));
+                            }
+                            f
+                        })
+                        .collect();
+                    json!({"message": "Facts retrieved successfully", "facts": found})
+                }
+                Some("add_memory") => {
+                    let name = args["name"].as_str().unwrap_or_default();
+                    let group = args["group_id"].as_str().unwrap_or("main");
+                    json!({"message": format!("Episode '{name}' queued for processing in group '{group}'")})
+                }
+                other => {
+                    let m = format!("Unknown tool: {}", other.unwrap_or_default());
+                    return sse(
+                        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": m}}),
+                        None,
+                    );
+                }
+            };
+            let text = structured.to_string();
+            let result = json!({"content": [{"type": "text", "text": text}], "structuredContent": structured,
+                "isError": false});
+            sse(&json!({"jsonrpc": "2.0", "id": id, "result": result}), None)
+        }
+        _ => sse(
+            &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+            None,
+        ),
+    }
 }
 
 fn bearer_ok(c: &Control, headers: &HeaderMap) -> bool {

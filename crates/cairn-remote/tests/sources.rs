@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use cairn_core::{Admission, Audience, Scope, Source, SourceQuery, SourceState};
 use cairn_remote::RemoteSource;
-use cairn_remote::settings::{Kind, LightragMode, SourceConfig, SourceSettings};
+use cairn_remote::settings::{GraphitiApi, Kind, LightragMode, SourceConfig, SourceSettings};
 use cairn_remote::testing::{self, FakeServer};
 use serde_json::{Value, json};
 
@@ -129,6 +129,68 @@ fn failing_calls_in_a_row_mark_a_source_down_until_a_probe_passes() {
     server.control.fail_status.store(0, Ordering::Relaxed);
     assert_eq!(source.probe().state, SourceState::Up);
     assert_eq!(source.admit(&q), Admission::Call);
+}
+
+#[test]
+fn graphiti_over_mcp_calls_search_memory_facts_in_one_session() {
+    let mut server = testing::graphiti_mcp(vec![
+        testing::fact("work", "f1", "WORKS_AT", "Alice works at Acme", Some("2026-01-05T00:00:00Z")),
+        testing::fact("home", "f2", "LIKES", "Alice likes sailing", None),
+    ]);
+    let mut s = SourceSettings::new(Kind::Graphiti, format!("{}/mcp/", server.url()));
+    s.api = GraphitiApi::Mcp;
+    s.write_through = true;
+    let source = open("kg", &s, None);
+    assert_eq!(source.probe().state, SourceState::Up);
+    let scope = Scope::owner(Some("work".into()));
+    let hits = source.recall(&ask("Where does Alice work?", &[], &scope)).unwrap();
+    let ids: Vec<&str> = hits.iter().map(|h| h.chunk_id.as_str()).collect();
+    assert_eq!(ids, ["remote:kg:fact:f1"], "only the project's group");
+    assert_eq!(hits[0].title, "works at");
+    assert_eq!(hits[0].text, "Alice works at Acme\n(valid since 2026-01-05)");
+    let calls = server.control.requests();
+    let (_, headers, call) = calls.iter().rev().find(|(p, _, _)| p == "/mcp tools/call").unwrap();
+    assert_eq!(call["params"]["name"], "search_memory_facts");
+    assert_eq!(
+        call["params"]["arguments"],
+        json!({"query": "Where does Alice work?", "group_ids": ["work"], "max_facts": 10})
+    );
+    assert!(headers.iter().any(|(h, v)| h == "mcp-session-id" && v.starts_with("session-")), "{headers:?}");
+    // One session for the probe and every call after it.
+    source.recall(&ask("Alice?", &[], &scope)).unwrap();
+    assert_eq!(server.control.initializes.load(Ordering::Relaxed), 1);
+    // The server forgot the session: a new one, once, and the call goes through.
+    server.control.expire_sessions();
+    assert_eq!(source.recall(&ask("Alice?", &[], &scope)).unwrap().len(), 1);
+    assert_eq!(server.control.initializes.load(Ordering::Relaxed), 2);
+    // Write-through is `add_memory`, one message episode per turn.
+    let turn = cairn_core::CapturedTurn {
+        session_key: "agent:main:main".into(),
+        project: "work".into(),
+        audience: Audience::Private,
+        user: "Where does Alice work?".into(),
+        assistant: "At Acme.".into(),
+        at: 1_767_571_200_000,
+    };
+    source.forward(&turn).unwrap();
+    let calls = server.control.requests();
+    let (_, _, add) = calls.iter().rev().find(|(p, _, _)| p == "/mcp tools/call").unwrap();
+    assert_eq!(add["params"]["name"], "add_memory");
+    assert_eq!(
+        add["params"]["arguments"]["episode_body"],
+        "user: Where does Alice work?\nassistant: At Acme."
+    );
+    assert_eq!(add["params"]["arguments"]["group_id"], "work");
+    assert_eq!(add["params"]["arguments"]["source"], "message");
+    // Down: unreachable, named.
+    server.stop();
+    let status = source.probe();
+    assert_eq!(status.state, SourceState::Down);
+    assert!(status.reason.unwrap().starts_with("unreachable"));
+    // `api = "mcp"` is Graphiti's alone.
+    let mut m = SourceSettings::new(Kind::Mem0, "http://127.0.0.1:1");
+    m.api = GraphitiApi::Mcp;
+    assert!(RemoteSource::open(&SourceConfig::resolve("m", &m, |_| None)).is_err());
 }
 
 fn lightrag_server() -> FakeServer {

@@ -368,7 +368,12 @@ pub(crate) fn harvest_and_follow(settings: &Settings, engine: &Engine, stop: &At
 
 pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     let path = settings.store_path();
+    let reviews = cairn_aci::draft::pending(&settings.workspace.join(&settings.aci.queue_file));
     if !path.exists() {
+        // Drafts can await review before anything was harvested.
+        for r in &reviews {
+            outln!("review:    {}", r.trim_start_matches("- [ ] "));
+        }
         anyhow::bail!(
             "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
             path.display()
@@ -397,7 +402,6 @@ pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<Ex
             }
         }
     };
-    let reviews = cairn_aci::draft::pending(&settings.workspace.join(&settings.aci.queue_file));
     if args.json {
         let mut v = serde_json::to_value(&st)?;
         v["reviews"] = serde_json::json!(reviews);
