@@ -157,3 +157,43 @@ async fn the_viewer_api_answers_what_the_cli_does_in_the_callers_scope() {
     assert_eq!(listed, cli);
     assert_eq!(listed[0]["key"], MAIN, "{listed}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_made_by_another_process_reaches_the_running_daemon() {
+    let env = common::Env::new(&["memory"]);
+    env.write("memory/osprey.md", "# Osprey\n\nOspreys dive feet first for fish.\n");
+    env.write("memory/heron.md", "# Heron\n\nHerons stalk fish in the shallows.\n");
+    ok(&env, &["harvest"]);
+    let (child, url) = common::serve(cmd(&env));
+    let _daemon = common::Daemon(child);
+    let token = std::fs::read_to_string(env.data.join("serve.token")).unwrap();
+    let client = common::client(&token);
+    let export = || {
+        let client = client.clone();
+        let url = url.clone();
+        async move {
+            let r = client.get(format!("{url}/v1/graph/export?session_key={MAIN}")).send().await.unwrap();
+            r.text().await.unwrap()
+        }
+    };
+    // The daemon has its graph loaded.
+    assert!(!export().await.contains("inspired_by"));
+    // A link from the CLI adds graph rows, not a new ingest sequence.
+    ok(
+        &env,
+        &["link", "memory/osprey.md", "memory/heron.md", "--type", "inspired_by", "--reason", "both fish"],
+    );
+    let mut served = String::new();
+    for _ in 0..40 {
+        served = export().await;
+        if served.contains("inspired_by") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        served.contains("inspired_by") && served.contains("both fish"),
+        "the daemon still serves the old graph"
+    );
+    assert_eq!(served, ok(&env, &["graph", "export"]));
+}

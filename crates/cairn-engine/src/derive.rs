@@ -251,6 +251,12 @@ impl Engine {
             }
         };
         if seq == self.derived_seq.load(Ordering::Acquire) {
+            // The graph tables may still have been written without a new sequence (an explicit link
+            // by `cairn graph link`): one cheap read of their generation says so.
+            match self.refresh_graph(&mut store) {
+                Ok(reloaded) => report.graph_reloaded = reloaded,
+                Err(e) => report.errors.push(format!("graph: {e}")),
+            }
             return report;
         }
         report.changed = true;

@@ -8,7 +8,7 @@
 //! engine: the embedder of `cairn watch` is loaded once, not per save.
 
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use cairn_embed::Embedder;
@@ -60,6 +60,8 @@ pub struct Engine {
     graph: OnceLock<RwLock<Opened<Arc<Graph>>>>,
     /// The store sequence [`Engine::refresh_derived`] last caught up with.
     pub(crate) derived_seq: AtomicU64,
+    /// The graph tables' generation the loaded graph was read at.
+    graph_generation: AtomicU64,
     /// Remote sources, consulted on every request (`remote.rs`).
     pub(crate) sources: Vec<Arc<dyn Source>>,
     /// Why configured sources could not be opened.
@@ -146,6 +148,7 @@ impl Engine {
             graph: OnceLock::new(),
             // Zero: the first refresh checks for work a previous run left (captures not yet embedded).
             derived_seq: AtomicU64::new(0),
+            graph_generation: AtomicU64::new(0),
             sources,
             source_problems,
             forwarder: Default::default(),
@@ -493,7 +496,20 @@ impl Engine {
     fn load_graph(&self) -> Result<Arc<Graph>> {
         self.store_exists()?;
         let mut writer = self.writer()?;
-        Ok(Arc::new(crate::graph::open_graph(&mut writer)?))
+        self.graph_from(&mut writer)
+    }
+
+    /// Syncs the graph tables through `store` when they lag the ingest log, then loads them,
+    /// remembering the generation loaded ([`SqliteStore::graph_generation`], read before loading:
+    /// a write after that read is seen by the next refresh).
+    fn graph_from(&self, store: &mut SqliteStore) -> Result<Arc<Graph>> {
+        if cairn_graph::graph_is_stale(store)? {
+            cairn_graph::sync_graph(store)?;
+        }
+        let generation = store.graph_generation()?;
+        let graph = Arc::new(Graph::load(store)?);
+        self.graph_generation.store(generation, Ordering::Release);
+        Ok(graph)
     }
 
     /// Syncs and reloads the graph through `store` when it is stale or failed before; keeps the last
@@ -504,11 +520,15 @@ impl Engine {
         };
         let stale = cairn_graph::graph_is_stale(store).unwrap_or(true);
         let failed = slot.read().unwrap_or_else(|e| e.into_inner()).is_err();
-        if !(stale || failed) {
+        // Written by another process without a new ingest sequence (`cairn graph link`, `cairn graph
+        // sync`) since it was loaded.
+        let rewritten =
+            store.graph_generation().map_or(true, |g| g != self.graph_generation.load(Ordering::Acquire));
+        if !(stale || failed || rewritten) {
             return Ok(false);
         }
-        let g = crate::graph::open_graph(store)?;
-        *slot.write().unwrap_or_else(|e| e.into_inner()) = Ok(Arc::new(g));
+        let g = self.graph_from(store)?;
+        *slot.write().unwrap_or_else(|e| e.into_inner()) = Ok(g);
         Ok(true)
     }
 }

@@ -145,8 +145,20 @@ impl SqliteStore {
                 params![k, v],
             )?;
         }
+        bump_generation(&tx)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// How many times the graph tables were written ([`graph_apply`](Self::graph_apply),
+    /// [`graph_add_link`](Self::graph_add_link)), by any process: a graph loaded at another
+    /// generation is out of date, even when the ingest log has not moved (an explicit link).
+    pub fn graph_generation(&self) -> Result<u64> {
+        let v: Option<String> = self
+            .conn()
+            .query_row("SELECT value FROM graph_state WHERE key = ?1", [GENERATION_KEY], |r| r.get(0))
+            .optional()?;
+        Ok(v.and_then(|v| v.parse().ok()).unwrap_or(0))
     }
 
     /// Add an explicit link (owner [`LINK_OWNER`]); an existing link with the same ends and type is
@@ -158,6 +170,7 @@ impl SqliteStore {
             params![LINK_OWNER, edge.src, edge.dst, edge.kind],
         )?;
         put_rows(&tx, LINK_OWNER, &GraphRows { nodes: vec![], edges: vec![edge.clone()] })?;
+        bump_generation(&tx)?;
         tx.commit()?;
         Ok(())
     }
@@ -393,4 +406,16 @@ impl SqliteStore {
         let rows = stmt.query_map([session_key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+}
+
+/// The `graph_state` key counting writes to the graph tables.
+const GENERATION_KEY: &str = "generation";
+
+fn bump_generation(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    tx.execute(
+        "INSERT INTO graph_state (key, value) VALUES (?1, '1') \
+         ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        [GENERATION_KEY],
+    )?;
+    Ok(())
 }
