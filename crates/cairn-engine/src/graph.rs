@@ -43,10 +43,17 @@ pub struct GraphExpansion<'a> {
 
 /// Bring the graph tables up to the store (incremental) and load the graph.
 pub fn open_graph(store: &mut SqliteStore) -> Result<Graph> {
+    Ok(load_synced(store)?.0)
+}
+
+/// [`open_graph`], with the generation of the graph tables it read ([`SqliteStore::graph_generation`],
+/// read before loading: a write after that read is seen by the next refresh).
+pub(crate) fn load_synced(store: &mut SqliteStore) -> Result<(Graph, u64)> {
     if cairn_graph::graph_is_stale(store)? {
         cairn_graph::sync_graph(store)?;
     }
-    Ok(Graph::load(store)?)
+    let generation = store.graph_generation()?;
+    Ok((Graph::load(store)?, generation))
 }
 
 fn failed(err: String) -> LaneReport {

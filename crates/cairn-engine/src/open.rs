@@ -499,17 +499,12 @@ impl Engine {
         self.graph_from(&mut writer)
     }
 
-    /// Syncs the graph tables through `store` when they lag the ingest log, then loads them,
-    /// remembering the generation loaded ([`SqliteStore::graph_generation`], read before loading:
-    /// a write after that read is seen by the next refresh).
+    /// The graph through `store` (synced first when it lags the ingest log), remembering the
+    /// generation of the tables it was read at.
     fn graph_from(&self, store: &mut SqliteStore) -> Result<Arc<Graph>> {
-        if cairn_graph::graph_is_stale(store)? {
-            cairn_graph::sync_graph(store)?;
-        }
-        let generation = store.graph_generation()?;
-        let graph = Arc::new(Graph::load(store)?);
+        let (graph, generation) = crate::graph::load_synced(store)?;
         self.graph_generation.store(generation, Ordering::Release);
-        Ok(graph)
+        Ok(Arc::new(graph))
     }
 
     /// Syncs and reloads the graph through `store` when it is stale or failed before; keeps the last

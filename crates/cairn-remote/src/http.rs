@@ -56,6 +56,9 @@ impl std::fmt::Display for CallError {
     }
 }
 
+/// What a request sent gives back.
+type Answer = Result<ureq::http::Response<ureq::Body>, ureq::Error>;
+
 /// An answer read whole, unparsed ([`Http::post_raw`]).
 pub(crate) struct Raw {
     /// Its `Mcp-Session-Id` header.
@@ -119,13 +122,14 @@ impl Http {
 
     /// `GET path`, parsed as JSON; `authed`: with the credentials.
     pub(crate) fn get(&self, path: &str, timeout: Duration, authed: bool) -> Result<Value, CallError> {
-        self.call(timeout, authed, |auth| {
+        let send = |auth: Option<(&str, &str)>| {
             let mut req = self.agent.get(format!("{}{path}", self.base));
             if let Some((h, v)) = auth {
                 req = req.header(h, v);
             }
             req.config().timeout_global(Some(timeout)).build().call()
-        })
+        };
+        self.call(timeout, authed, send, Self::answer)
     }
 
     /// `POST path` with a JSON `body` and extra `headers`, parsed as JSON (an empty 2xx body is
@@ -137,18 +141,7 @@ impl Http {
         headers: &[(&str, &str)],
         timeout: Duration,
     ) -> Result<Value, CallError> {
-        let bytes = serde_json::to_vec(body).map_err(|e| CallError::Malformed(format!("request: {e}")))?;
-        self.call(timeout, true, |auth| {
-            let mut req =
-                self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
-            if let Some((h, v)) = auth {
-                req = req.header(h, v);
-            }
-            for (h, v) in headers {
-                req = req.header(*h, *v);
-            }
-            req.config().timeout_global(Some(timeout)).build().send(&bytes[..])
-        })
+        self.post_with(path, body, headers, timeout, Self::answer)
     }
 
     /// `POST path` with a JSON `body` and extra `headers`, its answer read whole but not parsed: for a
@@ -160,50 +153,45 @@ impl Http {
         headers: &[(&str, &str)],
         timeout: Duration,
     ) -> Result<Raw, CallError> {
-        let ms = timeout.as_millis() as u64;
+        self.post_with(path, body, headers, timeout, Self::read)
+    }
+
+    fn post_with<T>(
+        &self,
+        path: &str,
+        body: &Value,
+        headers: &[(&str, &str)],
+        timeout: Duration,
+        read: impl Fn(&Self, Answer, Duration) -> Result<T, CallError>,
+    ) -> Result<T, CallError> {
         let bytes = serde_json::to_vec(body).map_err(|e| CallError::Malformed(format!("request: {e}")))?;
-        let mut req =
-            self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
-        if let Some((h, v)) = &self.auth {
-            req = req.header(h.as_str(), v.expose());
-        }
-        for (h, v) in headers {
-            req = req.header(*h, *v);
-        }
-        let mut resp = req
-            .config()
-            .timeout_global(Some(timeout))
-            .build()
-            .send(&bytes[..])
-            .map_err(|e| self.transport(e, ms))?;
-        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let (session, content_type) = (header("mcp-session-id"), header("content-type").unwrap_or_default());
-        let status = resp.status().as_u16();
-        let text = resp
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY)
-            .lossy_utf8(true)
-            .read_to_string()
-            .map_err(|e| self.transport(e, ms))?;
-        if !(200..300).contains(&status) {
-            return Err(CallError::Status { status, detail: self.scrub(&detail_of(&text)) });
-        }
-        Ok(Raw { session, content_type, body: text })
+        let send = |auth: Option<(&str, &str)>| {
+            let mut req =
+                self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
+            if let Some((h, v)) = auth {
+                req = req.header(h, v);
+            }
+            for (h, v) in headers {
+                req = req.header(*h, *v);
+            }
+            req.config().timeout_global(Some(timeout)).build().send(&bytes[..])
+        };
+        self.call(timeout, true, send, read)
     }
 
     /// Sends what `send` builds, with the credentials when `authed` (`send` gets the header to add):
     /// the static secret, or a login's token, fetched first when none is held and fetched again once
-    /// when the service answers 401.
-    fn call(
+    /// when the service answers 401; `read` reads the answer.
+    fn call<T>(
         &self,
         timeout: Duration,
         authed: bool,
-        send: impl Fn(Option<(&str, &str)>) -> Result<ureq::http::Response<ureq::Body>, ureq::Error>,
-    ) -> Result<Value, CallError> {
+        send: impl Fn(Option<(&str, &str)>) -> Answer,
+        read: impl Fn(&Self, Answer, Duration) -> Result<T, CallError>,
+    ) -> Result<T, CallError> {
         let Some(login) = self.login.as_ref().filter(|_| authed) else {
             let auth = self.auth.as_ref().filter(|_| authed).map(|(h, v)| (h.as_str(), v.expose()));
-            return self.answer(send(auth), timeout);
+            return read(self, send(auth), timeout);
         };
         let fresh = login.current().is_none();
         let token = match login.current() {
@@ -211,12 +199,12 @@ impl Http {
             None => self.log_in(login, timeout)?,
         };
         let bearer = format!("Bearer {}", token.expose());
-        match self.answer(send(Some(("Authorization", &bearer))), timeout) {
+        match read(self, send(Some(("Authorization", &bearer))), timeout) {
             Err(CallError::Status { status: 401, .. }) if !fresh => {
                 login.forget();
                 let token = self.log_in(login, timeout)?;
                 let bearer = format!("Bearer {}", token.expose());
-                self.answer(send(Some(("Authorization", &bearer))), timeout)
+                read(self, send(Some(("Authorization", &bearer))), timeout)
             }
             other => other,
         }
@@ -246,15 +234,26 @@ impl Http {
         login.accept(&answer)
     }
 
-    fn answer(
-        &self,
-        resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
-        timeout: Duration,
-    ) -> Result<Value, CallError> {
+    /// An answer parsed as JSON (an empty 2xx body is `null`).
+    fn answer(&self, resp: Answer, timeout: Duration) -> Result<Value, CallError> {
+        let text = self.read(resp, timeout)?.body;
+        if text.trim().is_empty() {
+            return Ok(Value::Null);
+        }
+        // The body's own text is never quoted: it may hold what the service stores.
+        serde_json::from_str(&text)
+            .map_err(|e| CallError::Malformed(format!("not JSON (line {}, column {})", e.line(), e.column())))
+    }
+
+    /// An answer read whole (at most [`MAX_BODY`]); an error status is an error with the service's
+    /// message.
+    fn read(&self, resp: Answer, timeout: Duration) -> Result<Raw, CallError> {
         let ms = timeout.as_millis() as u64;
         let mut resp = resp.map_err(|e| self.transport(e, ms))?;
+        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let (session, content_type) = (header("mcp-session-id"), header("content-type").unwrap_or_default());
         let status = resp.status().as_u16();
-        let text = resp
+        let body = resp
             .body_mut()
             .with_config()
             .limit(MAX_BODY)
@@ -262,14 +261,9 @@ impl Http {
             .read_to_string()
             .map_err(|e| self.transport(e, ms))?;
         if !(200..300).contains(&status) {
-            return Err(CallError::Status { status, detail: self.scrub(&detail_of(&text)) });
+            return Err(CallError::Status { status, detail: self.scrub(&detail_of(&body)) });
         }
-        if text.trim().is_empty() {
-            return Ok(Value::Null);
-        }
-        // The body's own text is never quoted: it may hold what the service stores.
-        serde_json::from_str(&text)
-            .map_err(|e| CallError::Malformed(format!("not JSON (line {}, column {})", e.line(), e.column())))
+        Ok(Raw { session, content_type, body })
     }
 
     fn transport(&self, e: ureq::Error, ms: u64) -> CallError {
