@@ -312,7 +312,7 @@ fn warm(n: usize, model: &Path, opts: &VectorBench) -> anyhow::Result<WarmReport
         vindex.upsert(&chunk.id, &item.id, &item.project, item.audience, v)?;
     }
     vindex.maintain();
-    let lane = VectorLane { embedder: embedder.clone(), index: Arc::new(RwLock::new(vindex)) };
+    let lane = VectorLane::new(embedder.clone(), Arc::new(RwLock::new(vindex)));
     let hybrid = Recaller::new(&index, RecallSettings::default())?.with_vectors(Some(lane));
     let lexical =
         Recaller::new(&index, RecallSettings::default().only_lanes(&[cairn_recall::lane::LEXICAL]))?;

@@ -58,6 +58,15 @@ async fn a_prompt_about_nothing_in_memory_gets_nothing_from_every_surface() {
     assert_eq!(v["empty"], true, "{v}");
     let rel = &v["receipt"]["relevance"];
     assert!(rel["best"].as_f64().unwrap() < rel["floor"].as_f64().unwrap(), "{rel}");
+    // A general question, about the world rather than the user, gets nothing either: the receipt
+    // shows its meaning nearer the general prompts than memory.
+    let (_, out, _) = common::output(
+        &cmd().args(["context", "How many legs does a spider have?", "--format", "json"]).output().unwrap(),
+    );
+    let v = json_of(&out);
+    assert_eq!(v["empty"], true, "{v}");
+    let rel = &v["receipt"]["relevance"];
+    assert!(rel["general"].as_f64().unwrap() > rel["memory"].as_f64().unwrap(), "{rel}");
     // A prompt about a note gets it.
     let (_, out, _) = common::output(
         &cmd()
@@ -154,15 +163,15 @@ fn the_labelled_workspace_keeps_its_figures() {
     let runs = eval(Some(&model));
     let d = |kind, field| figure(&runs, "default", kind, field);
     for (kind, least) in
-        [("lexical", 0.95), ("tag", 0.9), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.5)]
+        [("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.58)]
     {
         assert!(d(kind, "hit") >= least, "{kind} hit@5 {} < {least}", d(kind, "hit"));
     }
-    assert!(d("offtopic", "empty") >= 0.65, "off-topic empty {}", d("offtopic", "empty"));
-    assert!(d("offtopic", "tokens") <= 400.0, "off-topic tokens {}", d("offtopic", "tokens"));
+    assert!(d("offtopic", "empty") >= 0.925, "off-topic empty {}", d("offtopic", "empty"));
+    assert!(d("offtopic", "tokens") <= 100.0, "off-topic tokens {}", d("offtopic", "tokens"));
     let runs = eval(None);
     let d = |kind, field| figure(&runs, "default", kind, field);
-    assert!(d("offtopic", "empty") >= 0.85, "without a model: off-topic empty {}", d("offtopic", "empty"));
+    assert!(d("offtopic", "empty") >= 0.95, "without a model: off-topic empty {}", d("offtopic", "empty"));
     for (kind, least) in [("lexical", 0.9), ("temporal", 0.9)] {
         assert!(d(kind, "hit") >= least, "without a model: {kind} hit@5 {} < {least}", d(kind, "hit"));
     }

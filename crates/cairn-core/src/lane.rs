@@ -52,6 +52,13 @@ pub struct Relevance {
     /// scope (0 when the lexical lane did not run).
     #[serde(default)]
     pub unknown: f32,
+    /// With a model: the mean cosine similarity of the query to its nearest chunks in scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<f32>,
+    /// With a model: the mean cosine similarity of the query to its nearest general prompts (small
+    /// talk, general knowledge); memory's lead over it is the query's affinity to memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub general: Option<f32>,
 }
 
 impl Relevance {

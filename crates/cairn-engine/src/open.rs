@@ -410,7 +410,9 @@ impl Engine {
                     .map_err(Error::from)
                     .and_then(|store| crate::load_vectors(&store, &*embedder, self.cfg.vector.clone()));
                 match loaded {
-                    Ok(index) => Some(VectorLane { embedder, index }),
+                    Ok(index) => {
+                        Some(VectorLane::new(embedder, index).keeping_general_in(&self.cfg.data_dir))
+                    }
                     Err(e) => {
                         tracing::warn!("vector lane off: {e}");
                         None

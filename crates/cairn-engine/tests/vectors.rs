@@ -135,7 +135,7 @@ fn setup() -> (tempfile::TempDir, Arc<Counting>, SqliteStore, RecallIndex) {
 fn hybrid_hits_explain_their_lanes_and_respect_scope() {
     let (_dir, e, store, index) = setup();
     let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
-    let lane = VectorLane { embedder: e.clone(), index: vectors };
+    let lane = VectorLane::new(e.clone(), vectors);
     let recaller = Recaller::new(&index, RecallSettings::default()).unwrap().with_vectors(Some(lane));
     let q = RecallQuery::new("why did the grib parser crash", Scope::owner(None), 4, 0);
     let res = recaller.recall(&q);
@@ -166,7 +166,7 @@ fn failing_embedder_fails_the_lane_not_recall() {
     let (_dir, e, store, index) = setup();
     let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
     e.fail.store(true, Ordering::SeqCst);
-    let lane = VectorLane { embedder: e.clone(), index: vectors };
+    let lane = VectorLane::new(e.clone(), vectors);
     let recaller = Recaller::new(&index, RecallSettings::default()).unwrap().with_vectors(Some(lane));
     let res = recaller.recall(&RecallQuery::new("grib parser crash", Scope::owner(None), 3, 0));
     let v = res.lanes.iter().find(|l| l.name == lane::VECTOR).unwrap();
@@ -217,8 +217,17 @@ fn the_turn_pipeline_uses_the_vector_lane_when_configured() {
         };
         engine.turn(&req)
     };
+    // The first turn in a data directory also embeds the general prompts, and keeps them there.
+    turn(Some(VectorLane::new(e.clone(), vectors.clone())));
+    assert!(
+        dir.path()
+            .read_dir()
+            .unwrap()
+            .flatten()
+            .any(|f| f.file_name().to_string_lossy().starts_with("general-"))
+    );
     let before = e.texts.load(Ordering::SeqCst);
-    let with = turn(Some(VectorLane { embedder: e.clone(), index: vectors }));
+    let with = turn(Some(VectorLane::new(e.clone(), vectors)));
     assert_eq!(e.texts.load(Ordering::SeqCst), before + 1, "the turn embeds its prompt once");
     let v = with.trace.lanes.iter().find(|l| l.name == lane::VECTOR).expect("a vector lane report");
     assert_eq!(v.status, LaneStatus::Ok);

@@ -381,7 +381,13 @@ pub fn evaluate_runs(
             }
             vindex.maintain();
             cache.save()?;
-            Some(VectorLane { embedder: cache.clone(), index: Arc::new(RwLock::new(vindex)) })
+            {
+                let lane = VectorLane::new(cache.clone(), Arc::new(RwLock::new(vindex)));
+                Some(match &opts.embed_cache {
+                    Some(dir) => lane.keeping_general_in(dir),
+                    None => lane,
+                })
+            }
         }
         None => None,
     };

@@ -54,7 +54,8 @@ pub(crate) fn eval_workspace(
     for name in wanted.iter().filter(|n| *n != "default") {
         let lanes: Vec<&str> = match name.as_str() {
             "hybrid" => vec![lane::LEXICAL, lane::VECTOR],
-            other => other.split('+').map(str::trim).collect(),
+            "all" => base.lanes.iter().map(String::as_str).collect(),
+            other => super::recall::parse_lanes(other)?,
         };
         if lanes.contains(&lane::VECTOR) && embedder.is_none() {
             anyhow::bail!("`--lanes {name}` needs an embedding model\n\nhint: run `cairn models install`");

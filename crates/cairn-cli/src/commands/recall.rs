@@ -228,7 +228,7 @@ pub(crate) fn configured_embedder(settings: &Settings) -> Option<std::sync::Arc<
 }
 
 /// Lane names from a `+`-joined list, checked.
-fn parse_lanes(spec: &str) -> anyhow::Result<Vec<&'static str>> {
+pub(crate) fn parse_lanes(spec: &str) -> anyhow::Result<Vec<&'static str>> {
     let mut out = Vec::new();
     for part in spec.split('+').map(str::trim).filter(|p| !p.is_empty()) {
         let name = ALL_LANES

@@ -12,11 +12,16 @@ use cairn_core::Relevance;
 use tantivy::{DocAddress, Searcher};
 
 use super::external::QueryWeights;
-use super::fusion::{COVERAGE, Fused, relevance};
+use super::fusion::{COVERAGE, Fused, calibrated_affinity, calibrated_cosine, relevance};
 use super::hits::Matched;
+use super::lanes::Affinity;
 use super::lanes::lexical::{QueryTerm, TermWeights};
 use super::{Recaller, lane, quantize};
 use crate::analyzer::{framing, is_cjk};
+
+/// The part of [`Relevance::parts`] holding the query's meaning part (its calibrated affinity to
+/// memory), beside the best candidate's own parts.
+const AFFINITY: &str = "affinity";
 
 /// Candidates at the head of the ranked list whose coverage is computed: a chunk that covers the
 /// query ranks high in the lexical lane, so it is among them when it exists.
@@ -33,6 +38,7 @@ impl Recaller {
         searcher: &Searcher,
         terms: &[QueryTerm],
         weights: Option<&TermWeights>,
+        affinity: Option<Affinity>,
         fused: &mut Vec<Fused>,
         warnings: &mut Vec<String>,
     ) -> (Relevance, Matched, Option<QueryWeights>) {
@@ -101,11 +107,27 @@ impl Recaller {
                 report.unknown = quantize(unknown / total).max(0.0);
             }
         }
+        let meaning = affinity.map(|a| {
+            let lead = calibrated_affinity(a.lead(), &s.calibration);
+            // A query none of whose words memory uses (made-up words, or all of them paraphrased)
+            // must also come close to a note on its own: against nonsense, memory and the general
+            // prompts are equally far, and their difference is noise.
+            let alone =
+                if report.unknown >= 0.999 { calibrated_cosine(a.nearest, &s.calibration) } else { lead };
+            quantize(lead.min(alone))
+        });
+        if let Some(a) = affinity {
+            report.memory = Some(quantize(a.memory));
+            report.general = Some(quantize(a.general));
+        }
         for (_, _, parts) in fused.iter() {
-            let r = quantize(relevance(parts, &s.calibration));
+            let r = quantize(relevance(parts, &s.calibration, meaning));
             if r > report.best || report.parts.is_empty() {
                 report.best = r;
                 report.parts = parts.clone();
+                if let Some(m) = meaning.filter(|_| parts.contains_key(lane::VECTOR)) {
+                    report.parts.insert(AFFINITY.to_owned(), m);
+                }
             }
         }
         if floor > 0.0 && report.best < floor {

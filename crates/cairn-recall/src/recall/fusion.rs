@@ -11,7 +11,9 @@ use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Searcher};
 
 use super::lanes::date::QueryDates;
+use super::lanes::lexical::TermWeights;
 use super::lanes::recency::Decay;
+use super::lanes::tags::TagShares;
 use super::lanes::vector::VectorLane;
 use super::lanes::{Candidate, Found};
 use super::{Calibration, Fusion, Recaller, lane, quantize};
@@ -21,14 +23,12 @@ use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS}
 /// A fused candidate: its score, its address and its parts (by lane name, and `neighbour`).
 pub(super) type Fused = (f32, DocAddress, BTreeMap<String, f32>);
 
-/// The spans over which fusion min-max normalises the lexical and vector scores, and how many tags
-/// the query has.
+/// The spans over which fusion min-max normalises the lexical and vector scores.
 struct Spans {
     best_lex: f32,
     floor_lex: f32,
     best_vec: f32,
     worst_vec: f32,
-    n_tags: f32,
 }
 
 impl Spans {
@@ -37,7 +37,6 @@ impl Spans {
         cands: &HashMap<DocAddress, Candidate>,
         sims: &HashMap<DocAddress, f32>,
         lexical_full: bool,
-        query_tags: usize,
     ) -> Self {
         // Both lanes are min-max normalised over the candidates, so the best of each lane scores 1 and
         // its weakest candidate 0. The lexical floor is the pool's last score when the pool is full (a
@@ -47,8 +46,7 @@ impl Spans {
         let floor_lex = if lexical_full { lex_scores().fold(best_lex, f32::min) } else { 0.0 };
         let best_vec = sims.values().copied().fold(f32::MIN, f32::max);
         let worst_vec = sims.values().copied().fold(f32::MAX, f32::min);
-        let n_tags = query_tags.max(1) as f32;
-        Spans { best_lex, floor_lex, best_vec, worst_vec, n_tags }
+        Spans { best_lex, floor_lex, best_vec, worst_vec }
     }
 }
 
@@ -130,15 +128,15 @@ impl Recaller {
 
     /// Every candidate with its fused score (see [`Fusion`]) and its parts, all rounded to 5 decimals,
     /// in no particular order. `sims`: the candidates' similarities ([`Recaller::similarities`]);
-    /// `lexical_full`: the lexical lane filled its pool; `query_tags`: how many tags the query has;
-    /// `vector_weight`: the vector lane's weight (when it ran only as the semantic fallback, the
-    /// lexical lane's, at least 1); `query_terms`: how many analysed terms the query has.
+    /// `lexical_full`: the lexical lane filled its pool; `tag_shares`: how much of the query each
+    /// query tag stands for; `vector_weight`: the vector lane's weight (when it ran only as the
+    /// semantic fallback, the lexical lane's, at least 1).
     pub(super) fn fuse(
         &self,
         found: &Found,
         sims: &HashMap<DocAddress, f32>,
         lexical_full: bool,
-        (query_tags, query_terms): (usize, usize),
+        tag_shares: &TagShares,
         vector_weight: f32,
     ) -> Vec<Fused> {
         let s = &self.settings;
@@ -146,8 +144,7 @@ impl Recaller {
         let cands = &found.cands;
         let full_match: f32 = found.term_idf.iter().flat_map(|w| &w.idf).sum();
         let date_on = s.lane_on(lane::DATE);
-        let Spans { best_lex, floor_lex, best_vec, worst_vec, n_tags } =
-            Spans::new(cands, sims, lexical_full, query_tags);
+        let Spans { best_lex, floor_lex, best_vec, worst_vec } = Spans::new(cands, sims, lexical_full);
         let recency_on = s.lane_on(lane::RECENCY)
             && found.lanes.iter().any(|l| l.name == lane::RECENCY && l.status == LaneStatus::Ok);
         let mut fused: Vec<Fused> = Vec::with_capacity(cands.len());
@@ -155,6 +152,7 @@ impl Recaller {
         by_recency.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let recency_rank: HashMap<DocAddress, usize> =
             by_recency.iter().enumerate().map(|(i, (_, a))| (*a, i)).collect();
+        let lexical_weight = s.weights.lexical * found.term_idf.as_ref().map_or(1.0, visible_share).sqrt();
         for (addr, c) in cands {
             let mut parts = BTreeMap::new();
             let lex = c.lexical.map(|(sc, _)| match s.fusion {
@@ -163,10 +161,9 @@ impl Recaller {
                 _ => 1.0,
             });
             let date = if date_on { c.date_fit.as_ref().map(|(fit, _)| *fit) } else { None };
-            // The share of the query's terms that are tags the chunk carries (a query of one word that
-            // is a tag is fully about it; a tag word among many others is not).
-            let tag_span = n_tags.max(query_terms as f32);
-            let tag = (!c.matched_tags.is_empty()).then(|| c.matched_tags.len() as f32 / tag_span);
+            // The share of the query that tags the chunk carries stand for (a query of one word that
+            // is a tag is fully about it; a common tag word among rarer ones is not).
+            let tag = (!c.matched_tags.is_empty()).then(|| tag_shares.share(&c.matched_tags));
             // Min-max over every candidate's similarity: cosine similarities of one query crowd together.
             let sim = sims.get(addr).copied();
             let vec = sim
@@ -189,14 +186,14 @@ impl Recaller {
             let w = &s.weights;
             let score = match s.fusion {
                 Fusion::Calibrated => {
-                    w.lexical * lex.unwrap_or(0.0)
+                    lexical_weight * lex.unwrap_or(0.0)
                         + vector_weight * sim.map_or(0.0, |c| calibrated_cosine(c, cal))
                         + w.tags * tag.unwrap_or(0.0)
                         + w.date * date.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                 }
                 Fusion::Weighted => {
-                    w.lexical * lex.unwrap_or(0.0)
+                    lexical_weight * lex.unwrap_or(0.0)
                         + vector_weight * vec.unwrap_or(0.0)
                         + w.tags * tag.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
@@ -204,7 +201,7 @@ impl Recaller {
                 }
                 Fusion::Rrf { k } => {
                     let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
-                    c.lexical.map_or(0.0, |(_, r)| w.lexical * rrf(r))
+                    c.lexical.map_or(0.0, |(_, r)| lexical_weight * rrf(r))
                         + c.vector.map_or(0.0, |(_, r)| vector_weight * rrf(r))
                         + c.tags.map_or(0.0, |(_, r)| w.tags * rrf(r))
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
@@ -398,6 +395,17 @@ pub(super) fn calibrated_lexical(bm25: f32, full_match: f32, cal: &Calibration) 
     x / (x + cal.lexical_half.max(1e-6))
 }
 
+/// The share of the query's idf weight carried by words that occur somewhere in scope: the lexical
+/// lane sees only that part of the query, so its weight in fusion shrinks with it (by its square root:
+/// a paraphrase whose salient words memory never uses leans on its meaning more than on the one common
+/// word the lexical lane could match, while a conversational question that shares few words with its
+/// answer keeps most of its lexical weight).
+fn visible_share(w: &TermWeights) -> f32 {
+    let total: f32 = w.idf.iter().sum();
+    let absent: f32 = w.idf.iter().zip(&w.absent).filter(|(_, a)| **a).map(|(i, _)| i).sum();
+    if total > 0.0 { 1.0 - absent / total } else { 1.0 }
+}
+
 /// The calibrated vector part of a cosine similarity: 0 at [`Calibration::cosine_zero`] and below,
 /// 1 at [`Calibration::cosine_one`], linear in between and beyond.
 pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
@@ -407,12 +415,35 @@ pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
 
 /// A candidate's relevance from its parts (as [`Recaller::fuse`] and the floor's coverage step
 /// leave them with [`Fusion::Calibrated`]): its best part among what says the query is about it —
-/// the share of the query's idf weight its words cover ([`COVERAGE`]), its calibrated cosine
-/// similarity, its tags, its date. Recency and lending only order what is relevant.
-pub(super) fn relevance(parts: &BTreeMap<String, f32>, cal: &Calibration) -> f32 {
+/// the share of the query's idf weight its words cover ([`COVERAGE`]), its meaning, its tags, its
+/// date. Recency and lending only order what is relevant. Its meaning is the query's `meaning`
+/// ([`calibrated_affinity`]) when the general prompts were measured, else its calibrated cosine.
+pub(super) fn relevance(parts: &BTreeMap<String, f32>, cal: &Calibration, meaning: Option<f32>) -> f32 {
     let part = |l: &str| parts.get(l).copied().unwrap_or(0.0);
-    let vector = parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal));
-    part(COVERAGE).max(vector).max(part(lane::TAGS)).max(part(lane::DATE))
+    let mut words = part(COVERAGE).max(part(lane::TAGS));
+    let vector = match meaning {
+        Some(m) => {
+            // A prompt that reads as a general question (its meaning far nearer the general prompts
+            // than memory) is not made relevant by a word or two it shares with a note: its words
+            // count when they are most of the query and the chunk holding them is about it too (not
+            // "joke" in "the hills are no joke").
+            let own = parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal));
+            let about = words >= cal.strong_words && own >= cal.words_need_meaning;
+            if m < cal.words_need_meaning && !about {
+                words = words.min(m);
+            }
+            if parts.contains_key(lane::VECTOR) { m } else { 0.0 }
+        }
+        None => parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal)),
+    };
+    words.max(vector).max(part(lane::DATE))
+}
+
+/// The meaning part of relevance: the query's affinity to memory (memory's lead over the general
+/// prompts), 0 at [`Calibration::affinity_zero`] and below, 1 at [`Calibration::affinity_one`].
+pub(super) fn calibrated_affinity(lead: f32, cal: &Calibration) -> f32 {
+    let span = (cal.affinity_one - cal.affinity_zero).max(1e-6);
+    ((lead - cal.affinity_zero) / span).max(0.0)
 }
 
 /// The part holding a chunk's coverage of the query: the idf of the query terms it contains (in its

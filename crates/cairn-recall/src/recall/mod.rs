@@ -32,6 +32,7 @@ use lanes::Found;
 pub(crate) use lanes::SegmentScope;
 use lanes::date::QueryDates;
 use lanes::recency::{ByDate, Decay};
+use lanes::tags::TagShares;
 pub use lanes::vector::VectorLane;
 use lanes::vector::{PendingQuery, embed_query};
 use read_ahead::{HitReader, Stores};
@@ -148,11 +149,29 @@ pub struct Calibration {
     pub cosine_zero: f32,
     /// Cosine similarity mapped to 1; the mapping is linear in between (and goes on above).
     pub cosine_one: f32,
+    /// A query's affinity to memory (the mean cosine of its nearest chunks minus that of its nearest
+    /// general prompts) mapped to 0 (and below) in its meaning part of relevance.
+    pub affinity_zero: f32,
+    /// Affinity mapped to 1; linear in between (and above).
+    pub affinity_one: f32,
+    /// Below this meaning part, the query reads as a general question: its words' coverage and tags
+    /// count only when they reach `strong_words` in a chunk whose calibrated cosine reaches this too.
+    pub words_need_meaning: f32,
+    /// Coverage or tags that count whatever the query's meaning.
+    pub strong_words: f32,
 }
 
 impl Default for Calibration {
     fn default() -> Self {
-        Calibration { lexical_half: 0.5, cosine_zero: 0.1, cosine_one: 0.5 }
+        Calibration {
+            lexical_half: 0.5,
+            cosine_zero: 0.1,
+            cosine_one: 0.5,
+            affinity_zero: -0.135,
+            affinity_one: 0.065,
+            words_need_meaning: 0.25,
+            strong_words: 0.75,
+        }
     }
 }
 
@@ -469,12 +488,13 @@ impl Recaller {
         let recent = self.recency_step(q, &mut found, recent_list, &reader, &decay);
         let sims = self.similarities(&searcher, &mut found, query_vec.as_deref());
         let lexical_full = lexical_found >= lexical_pool;
-        let mut fused =
-            self.fuse(&found, &sims, lexical_full, (query_tags.len(), terms.len()), vector_weight);
+        let tag_shares =
+            TagShares::new(&query_tags, &terms, found.term_idf.as_ref().map(|w| w.idf.as_slice()));
+        let mut fused = self.fuse(&found, &sims, lexical_full, &tag_shares, vector_weight);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
-        let Found { term_idf, warnings, .. } = &mut found;
+        let Found { term_idf, warnings, affinity, .. } = &mut found;
         let (relevance, matched, weights) =
-            self.apply_floor(&searcher, &terms, term_idf.as_ref(), &mut fused, warnings);
+            self.apply_floor(&searcher, &terms, term_idf.as_ref(), *affinity, &mut fused, warnings);
         let weights = weights.unwrap_or_else(|| QueryWeights::uniform(&q.text));
         let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
         let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);

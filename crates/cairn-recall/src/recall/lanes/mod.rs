@@ -8,6 +8,7 @@
 //! found for fusion ([`Found`], one [`Candidate`] per chunk) and the report each lane gives.
 
 pub(super) mod date;
+pub(super) mod general;
 pub(super) mod lexical;
 pub(super) mod recency;
 pub(super) mod tags;
@@ -109,6 +110,27 @@ pub(super) struct Found {
     pub(super) term_idf: Option<lexical::TermWeights>,
     pub(super) lanes: Vec<LaneReport>,
     pub(super) warnings: Vec<String>,
+    /// The query's affinity to memory, when the vector lane ran and the general prompts could be
+    /// embedded (see [`general`]).
+    pub(super) affinity: Option<Affinity>,
+}
+
+/// How close a query's meaning comes to memory, against how close it comes to general prompts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Affinity {
+    /// Mean cosine similarity of the query to its nearest chunks in scope.
+    pub(super) memory: f32,
+    /// Cosine similarity of the query to its nearest chunk in scope.
+    pub(super) nearest: f32,
+    /// Mean cosine similarity of the query to its nearest general prompts.
+    pub(super) general: f32,
+}
+
+impl Affinity {
+    /// Memory's lead over the general prompts.
+    pub(super) fn lead(&self) -> f32 {
+        self.memory - self.general
+    }
 }
 
 impl Found {

@@ -198,3 +198,89 @@ impl Recaller {
         Ok(Vec::new())
     }
 }
+
+/// How much of the query a chunk's matched tags stand for: the share of the query's idf weight carried
+/// by the query words its matched tags came from (framing words weigh nothing), so a tag matched by a
+/// common word among rarer ones ("work" in "how does photosynthesis work?") counts little and a tag
+/// that is the query's subject counts fully. Without term weights (no lexical lane), each tag counts
+/// as one word of the query.
+pub(in crate::recall) struct TagShares {
+    /// The query terms each query tag stands for (indices into the query's terms).
+    terms_of: Vec<Vec<usize>>,
+    /// Each query term's weight (its idf; 0 for a framing word), when the lexical lane weighed them.
+    weight: Option<Vec<f32>>,
+    /// The span a tag counts against without weights: the number of tags or terms, the larger.
+    span: f32,
+}
+
+impl TagShares {
+    /// Shares of `query_tags` against `terms` (weighted by `idf`, in term order, when known).
+    pub(in crate::recall) fn new(
+        query_tags: &[String],
+        terms: &[super::lexical::QueryTerm],
+        idf: Option<&[f32]>,
+    ) -> Self {
+        let terms_of = query_tags
+            .iter()
+            .map(|tag| {
+                let words = crate::analyzer::analyze(&tag.replace('-', " "));
+                (0..terms.len()).filter(|&i| words.contains(&terms[i].term)).collect()
+            })
+            .collect();
+        let framing = crate::analyzer::framing();
+        let weight = idf.filter(|w| w.len() == terms.len()).map(|w| {
+            terms
+                .iter()
+                .zip(w)
+                .map(|(t, &i)| if framing.binary_search(&t.term).is_ok() { 0.0 } else { i })
+                .collect()
+        });
+        TagShares { terms_of, weight, span: query_tags.len().max(terms.len()).max(1) as f32 }
+    }
+
+    /// The share of the query that the tags at `matched` (indices into the query tags) stand for.
+    pub(in crate::recall) fn share(&self, matched: &[usize]) -> f32 {
+        let by_count = matched.len() as f32 / self.span;
+        let Some(weight) = &self.weight else { return by_count };
+        let total: f32 = weight.iter().sum();
+        let covered: BTreeSet<usize> =
+            matched.iter().flat_map(|&t| self.terms_of[t].iter().copied()).collect();
+        if total <= 0.0 || covered.is_empty() {
+            return by_count;
+        }
+        (covered.iter().map(|&i| weight[i]).sum::<f32>() / total).min(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lexical::QueryTerm;
+    use super::*;
+
+    fn terms(words: &[&str]) -> Vec<QueryTerm> {
+        words
+            .iter()
+            .map(|w| QueryTerm { term: (*w).to_owned(), surface: (*w).to_owned(), clause: 0 })
+            .collect()
+    }
+
+    #[test]
+    fn a_common_tag_word_among_rarer_ones_counts_for_its_weight() {
+        // "how does photosynthesis work?": `work` is a tag, `photosynthesis` the subject.
+        let t = terms(&["photosynthesi", "work"]);
+        let shares = TagShares::new(&["work".to_owned()], &t, Some(&[6.0, 1.5]));
+        assert!((shares.share(&[0]) - 0.2).abs() < 1e-6, "{}", shares.share(&[0]));
+        // Without weights it counts as one word of two.
+        assert_eq!(TagShares::new(&["work".to_owned()], &t, None).share(&[0]), 0.5);
+    }
+
+    #[test]
+    fn a_tag_that_is_the_subject_counts_fully_and_terms_count_once() {
+        let t = terms(&["home", "energi"]);
+        let tags = ["home".to_owned(), "home-energy".to_owned()];
+        let shares = TagShares::new(&tags, &t, Some(&[2.0, 3.0]));
+        assert_eq!(shares.share(&[1]), 1.0);
+        assert_eq!(shares.share(&[0, 1]), 1.0);
+        assert!((shares.share(&[0]) - 0.4).abs() < 1e-6);
+    }
+}

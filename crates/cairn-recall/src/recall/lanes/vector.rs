@@ -12,7 +12,8 @@ use cairn_vector::VectorIndex;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Searcher, Term};
 
-use super::{Found, SegmentScope};
+use super::general::{GeneralPrompts, top_mean};
+use super::{Affinity, Found, SegmentScope};
 use crate::error::{Error, Result};
 use crate::recall::{RecallQuery, Recaller, lane};
 
@@ -24,6 +25,22 @@ pub struct VectorLane {
     pub embedder: Arc<dyn Embedder>,
     /// Chunk vectors (kept in step with the store by the engine).
     pub index: Arc<RwLock<VectorIndex>>,
+    /// The general prompts a query's affinity to memory is measured against.
+    pub general: Arc<GeneralPrompts>,
+}
+
+impl VectorLane {
+    /// A lane over `index`, queries embedded by `embedder`; the general prompts are embedded once per
+    /// lane (see [`VectorLane::keeping_general_in`]).
+    pub fn new(embedder: Arc<dyn Embedder>, index: Arc<RwLock<VectorIndex>>) -> Self {
+        VectorLane { embedder, index, general: Arc::new(GeneralPrompts::new(None)) }
+    }
+
+    /// Keeps the general prompts' vectors in `dir`, so the next process reads them.
+    pub fn keeping_general_in(mut self, dir: &std::path::Path) -> Self {
+        self.general = Arc::new(GeneralPrompts::new(Some(dir.to_owned())));
+        self
+    }
 }
 
 impl std::fmt::Debug for VectorLane {
@@ -71,6 +88,14 @@ impl Recaller {
                 }
                 match self.vector_lane(v, searcher, q, s.vector_pool.max(pool), pending) {
                     Ok((top, qv)) => {
+                        match v.general.similarity(&*v.embedder, &qv) {
+                            Ok(general) => {
+                                let memory = top_mean(top.iter().map(|(_, c)| *c));
+                                let nearest = top.first().map_or(0.0, |(_, c)| *c);
+                                found.affinity = Some(Affinity { memory, nearest, general });
+                            }
+                            Err(e) => found.warnings.push(e),
+                        }
                         found.ran(lane::VECTOR, LaneStatus::Ok, top.len(), started);
                         found.enter(top, |c| &mut c.vector);
                         query_vec = Some(qv);
