@@ -122,9 +122,12 @@ try {
   const target = exp.nodes.find((n) => n.id === "item:memory-file:memory/projects/apollo.md");
   assert.ok(target, "apollo.md is in the export");
   await page.click(chip("project", "apollo"));
+  // Zoomed in on the node so that no neighbour's disc covers the point clicked.
   const pos = await page.evaluate((id) => {
-    const cy = window.cairnViewer.graph.cy, p = cy.getElementById(id).renderedPosition();
-    const box = cy.container().getBoundingClientRect();
+    const cy = window.cairnViewer.graph.cy, node = cy.getElementById(id);
+    cy.zoom(2.5);
+    cy.center(node);
+    const p = node.renderedPosition(), box = cy.container().getBoundingClientRect();
     return { x: box.left + p.x, y: box.top + p.y };
   }, target.id);
   await page.mouse.click(pos.x, pos.y);
@@ -181,6 +184,22 @@ try {
   const coloured = await page.evaluate(() => window.cairnViewer.diff.cy.nodes(".added").length);
   assert.equal(coloured, cliDiff.added_nodes.length, "every added node drawn green");
   await page.screenshot({ path: path.join(SHOTS, "viewer-diff.png") });
+
+  step("a shared session's view: public nodes only, no private session's turns");
+  const GROUP = "agent:main:telegram:group:42";
+  const pub = JSON.parse(cairn("graph", "export", "--public-only"));
+  assert.ok(pub.nodes.length < exp.nodes.length, "the example holds private notes");
+  await page.fill("#as", GROUP);
+  await Promise.all([page.waitForEvent("load"), page.dispatchEvent("#as", "change")]);
+  await ready();
+  assert.match(await page.textContent("#status"), new RegExp("as " + GROUP));
+  const seen = await page.evaluate(() => window.cairnViewer.model.nodes.map((n) => n.audience));
+  assert.equal(seen.length, pub.nodes.length, "the public export");
+  assert.ok(seen.every((a) => a === "public"), "no private node reaches a shared session's view");
+  await page.click('.tab[data-view="turns"]');
+  await page.click(`#sessions .session[data-key="${MAIN}"]`);
+  await page.waitForFunction(() => document.querySelector("#turns").textContent.includes("403"));
+  await page.evaluate(() => sessionStorage.setItem("cairn.as", "agent:main:main"));
 
   step("the self-contained file from file://");
   const tracePath = path.join(tmp, "trace.json");

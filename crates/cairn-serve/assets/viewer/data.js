@@ -161,16 +161,9 @@ Cairn.cyStyle = [
   { selector: "node.context", style: { "background-color": "#e4e7ec", color: "#98a2b3" } },
 ];
 
-/// The layout of a drawing: force-directed when small; when large, rings by degree computed here (the
-/// best connected in the middle) and handed to Cytoscape as preset positions, which keeps a 500-node
-/// draw far under a second.
-Cairn.layout = function (cy) {
-  const nodes = cy.nodes();
-  if (nodes.length <= 150) {
-    return { name: "cose", animate: false, randomize: false, numIter: 400, nodeRepulsion: () => 6000,
-      idealEdgeLength: () => 60, fit: true, padding: 20 };
-  }
-  const order = nodes.toArray().sort((a, b) => b.degree() - a.degree());
+/// Rings by degree, the best connected in the middle: positions by node id.
+Cairn.rings = function (nodes) {
+  const order = nodes.toArray().sort((a, b) => b.degree() - a.degree() || (a.id() < b.id() ? -1 : 1));
   const positions = {};
   let ring = 0, placed = 0;
   while (placed < order.length) {
@@ -181,6 +174,20 @@ Cairn.layout = function (cy) {
       positions[order[placed].id()] = { x: radius * Math.cos(angle), y: radius * Math.sin(angle) };
     }
     ring++;
+  }
+  return positions;
+};
+
+/// The layout of a drawing, deterministic: rings by degree computed here and handed to Cytoscape as
+/// preset positions when large (which keeps a 500-node draw far under a second); when small, a
+/// force-directed layout that starts from those rings.
+Cairn.layout = function (cy) {
+  const nodes = cy.nodes();
+  const positions = Cairn.rings(nodes);
+  if (nodes.length <= 150) {
+    nodes.positions((n) => positions[n.id()]);
+    return { name: "cose", animate: false, randomize: false, numIter: 400, nodeRepulsion: () => 6000,
+      idealEdgeLength: () => 60, nodeOverlap: 20, fit: true, padding: 20 };
   }
   return { name: "preset", positions, animate: false, fit: true, padding: 20 };
 };
