@@ -39,7 +39,7 @@ pub(crate) fn view(args: ViewArgs, engine: &cairn_engine::Engine) -> anyhow::Res
     let diff = match &args.diff {
         Some(path) => {
             let old = read_export(path)?;
-            let diff = serde_json::to_string(&cairn_graph::diff(&old, &current))?;
+            let diff = serde_json::to_string(&cairn_engine::graph_diff(&old, &current))?;
             Some((old.to_json(), diff))
         }
         None => None,
