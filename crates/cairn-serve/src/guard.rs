@@ -6,8 +6,10 @@
 //!   listens on, or one of `serve.allowed_hosts`: a page whose host name was rebound to 127.0.0.1 still
 //!   sends its own name, and gets 403. (On a Unix socket, which no browser reaches, any name.)
 //! - A request carrying an `Origin` header (every browser `POST`, and every cross-origin `fetch`) is
-//!   refused unless the origin is listed in `serve.allowed_origins`. Hosts such as the OpenClaw plugin
-//!   send none.
+//!   refused unless the origin is the daemon's own (`http://` + the `Host` just checked, which is what
+//!   the viewer's page at `/viewer` sends: a page can only carry that origin if this daemon served it)
+//!   or is listed in `serve.allowed_origins`. Any other origin, another port on loopback included, is
+//!   refused. Hosts such as the OpenClaw plugin send none.
 //! - A `POST` body must be declared `application/json` (415 otherwise): an HTML form can only send
 //!   `text/plain`, form-encoded or multipart bodies without a preflight.
 
@@ -47,6 +49,14 @@ fn host_allowed(state: &AppState, name: &str) -> bool {
     state.options.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(name))
 }
 
+/// Whether `origin` is the daemon's own: `http://` followed by the request's `Host` (already checked
+/// by [`host_allowed`]), so the page that sent it was served by this daemon at this address and port.
+fn own_origin(origin: &str, host: &str) -> bool {
+    origin
+        .strip_prefix("http://")
+        .is_some_and(|authority| !authority.is_empty() && authority.eq_ignore_ascii_case(host.trim()))
+}
+
 fn refuse(status: StatusCode, code: &'static str, message: String) -> Response {
     ApiError::new(status, code, message).into_response()
 }
@@ -54,7 +64,8 @@ fn refuse(status: StatusCode, code: &'static str, message: String) -> Response {
 /// The middleware: host, origin and content type, in that order.
 pub(crate) async fn guard(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).map(host_name);
+    let host_header = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let host = host_header.map(host_name);
     match host {
         Some(name) if host_allowed(&state, &name) => {}
         Some(name) => {
@@ -74,8 +85,12 @@ pub(crate) async fn guard(State(state): State<Arc<AppState>>, req: Request, next
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default().trim_end_matches('/');
-        if !state.options.allowed_origins.iter().any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin))
-        {
+        let listed = state
+            .options
+            .allowed_origins
+            .iter()
+            .any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin));
+        if !listed && (state.options.unix.is_some() || !own_origin(origin, host_header.unwrap_or_default())) {
             return refuse(
                 StatusCode::FORBIDDEN,
                 "forbidden_origin",
@@ -104,7 +119,7 @@ pub(crate) async fn guard(State(state): State<Arc<AppState>>, req: Request, next
 
 #[cfg(test)]
 mod tests {
-    use super::host_name;
+    use super::{host_name, own_origin};
 
     #[test]
     fn host_names_lose_their_port_and_brackets() {
@@ -117,6 +132,25 @@ mod tests {
             ("evil.example.", "evil.example"),
         ] {
             assert_eq!(host_name(value), name, "{value}");
+        }
+    }
+
+    #[test]
+    fn only_the_daemons_own_origin_passes() {
+        for (origin, host, own) in [
+            ("http://127.0.0.1:7411", "127.0.0.1:7411", true),
+            ("http://localhost:7411", "localhost:7411", true),
+            ("HTTP://LOCALHOST:7411", "localhost:7411", false),
+            ("http://LOCALHOST:7411", "localhost:7411", true),
+            ("http://[::1]:7411", "[::1]:7411", true),
+            ("http://127.0.0.1:3000", "127.0.0.1:7411", false),
+            ("http://localhost:7411", "127.0.0.1:7411", false),
+            ("https://127.0.0.1:7411", "127.0.0.1:7411", false),
+            ("http://evil.example", "127.0.0.1:7411", false),
+            ("null", "127.0.0.1:7411", false),
+            ("http://", "", false),
+        ] {
+            assert_eq!(own_origin(origin, host), own, "{origin} on {host}");
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod remote_tool;
 mod routes;
 pub mod traces;
+pub mod viewer;
 pub mod worker;
 
 use std::net::SocketAddr;

@@ -32,6 +32,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/status"),
     ("get", "/metrics"),
     ("get", "/v1/openapi.json"),
+    ("get", "/viewer"),
     ("post", "/v1/turn"),
     ("post", "/v1/capture"),
     ("post", "/v1/bootstrap"),
@@ -60,6 +61,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/v1/status", get(status))
         .route("/metrics", get(metrics))
         .route("/v1/openapi.json", get(openapi))
+        .route("/viewer", get(crate::viewer::serve))
         .route("/v1/turn", post(turn))
         .route("/v1/capture", post(capture))
         .route("/v1/bootstrap", post(bootstrap))
@@ -104,10 +106,11 @@ async fn observe(State(state): Shared, req: Request, next: Next) -> Response {
     resp
 }
 
-/// Requires `Authorization: Bearer <token>` when a token is configured (health stays open).
+/// Requires `Authorization: Bearer <token>` when a token is configured. Health and the viewer's page
+/// (no data: it reads everything through the API, with the token) stay open.
 async fn auth(State(state): Shared, req: Request, next: Next) -> Response {
     if let Some(token) = &state.options.token
-        && req.uri().path() != "/v1/health"
+        && !matches!(req.uri().path(), "/v1/health" | "/viewer")
     {
         let given = req
             .headers()

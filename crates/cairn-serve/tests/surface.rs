@@ -89,6 +89,15 @@ async fn dns_rebinding_reads_nothing_and_configured_names_are_served() {
     }
     let r = d.client.post(&url).header("origin", "https://app.example").json(&search).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 200);
+    // The daemon's own origin (its viewer page's requests) is served; the same host on another port, or
+    // over https, is another origin and is refused.
+    let own = d.url.trim_end_matches('/').to_owned();
+    let r = d.client.post(&url).header("origin", &own).json(&search).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{own}");
+    for other in ["http://127.0.0.1:1", &own.replacen("http://", "https://", 1), "http://localhost:7411"] {
+        let r = d.client.post(&url).header("origin", other).json(&search).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 403, "{other}");
+    }
     d.stop().await;
 }
 

@@ -1,4 +1,4 @@
-//! `cairn graph index|pack|export|diff|sync`, `cairn link`, and the graph switches of `cairn context`.
+//! `cairn graph index|pack|export|diff|view|sync`, `cairn link`, and the graph switches of `cairn context`.
 //! Every command but `diff` (two files compared) is served by the engine.
 
 use std::path::PathBuf;
@@ -22,6 +22,8 @@ pub(crate) enum GraphCommand {
     Export(ExportArgs),
     /// Added, removed and changed nodes and edges between two exports.
     Diff(DiffArgs),
+    /// Write the graph viewer as one self-contained HTML file (works from `file://`, no daemon).
+    View(crate::commands::view::ViewArgs),
     /// Bring the graph up to the store (`--rebuild`: from scratch).
     Sync(SyncArgs),
 }
@@ -152,6 +154,7 @@ pub(crate) fn graph(cmd: GraphCommand, settings: &Settings) -> anyhow::Result<Ex
         GraphCommand::Pack(a) => pack(a, settings),
         GraphCommand::Export(a) => export(a, settings),
         GraphCommand::Diff(a) => diff(a),
+        GraphCommand::View(a) => crate::commands::view::view(a, &open(settings)?),
         GraphCommand::Sync(a) => sync(a, settings),
     }
 }
@@ -217,7 +220,7 @@ fn export(args: ExportArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn read_export(path: &PathBuf) -> anyhow::Result<Export> {
+pub(crate) fn read_export(path: &PathBuf) -> anyhow::Result<Export> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading `{}`", path.display()))?;
     Ok(Export::parse(&text, &path.display().to_string())?)
 }
@@ -288,7 +291,7 @@ pub(crate) fn link(args: LinkArgs, settings: &Settings) -> anyhow::Result<ExitCo
 }
 
 /// The engine over an existing store (`graph` commands never create one).
-fn open(settings: &Settings) -> anyhow::Result<cairn_engine::Engine> {
+pub(crate) fn open(settings: &Settings) -> anyhow::Result<cairn_engine::Engine> {
     let store_path = settings.store_path();
     if !store_path.exists() {
         anyhow::bail!(

@@ -16,5 +16,6 @@ pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod sessions;
 pub(crate) mod sources;
+pub(crate) mod view;
 pub(crate) mod wisdom;
 pub(crate) mod workspace;
