@@ -23,9 +23,11 @@
 //! ```
 #![warn(missing_docs)]
 
+mod codec;
 mod error;
 mod graph;
 mod migrate;
+mod pg;
 mod serving;
 mod sqlite;
 mod subagents;
@@ -33,6 +35,7 @@ mod subagents;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER, RawGraphEdge, RawGraphNode};
 pub use migrate::SCHEMA_VERSION;
+pub use pg::{PG_SCHEMA_VERSION, PgStore};
 pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;
 pub use subagents::{SubagentEnd, SubagentLink};

@@ -7,6 +7,7 @@ use std::time::Duration;
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+use crate::codec::{blob_to_vector, context_of_metadata, to_json, vector_to_blob};
 use crate::migrate::{SCHEMA_VERSION, migrate};
 use crate::{
     Change, Error, FileState, HarvestRun, NewVector, PendingChunk, Result, Store, StoreStatus, StoredVector,
@@ -141,10 +142,6 @@ impl SqliteStore {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
     }
-}
-
-fn to_json<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_string(v).expect("serialising plain data cannot fail")
 }
 
 fn decode_item(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Item>> {
@@ -302,21 +299,6 @@ fn drop_stale_vectors(tx: &rusqlite::Transaction<'_>, item: &Item, chunks: &[Chu
     Ok(())
 }
 
-/// Little-endian f32 bytes of a vector.
-fn vector_to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn blob_to_vector(id: &str, blob: &[u8], dim: usize) -> Result<Vec<f32>> {
-    if blob.len() != dim * 4 {
-        return Err(Error::Corrupt {
-            id: id.to_owned(),
-            reason: format!("vector of {} bytes, expected {} (dim {dim})", blob.len(), dim * 4),
-        });
-    }
-    Ok(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
-}
-
 /// Current vectors joined with their item's project and audience. `?1` model, `?2` dim.
 const VECTOR_SELECT: &str = "SELECT v.vseq, v.chunk_id, v.item_id, i.project, i.audience, v.vector \
      FROM vectors v JOIN items i ON i.id = v.item_id WHERE v.model_id = ?1 AND v.dim = ?2";
@@ -337,14 +319,6 @@ fn decode_vector(row: &rusqlite::Row<'_>, dim: usize) -> rusqlite::Result<Result
             chunk_id: chunk_id.clone(),
         })
     })())
-}
-
-/// The context (`metadata.context`) of an item from its metadata JSON; empty when absent or unreadable.
-fn context_of_metadata(metadata: &str) -> String {
-    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(metadata)
-        .ok()
-        .and_then(|m| m.get(cairn_core::CONTEXT_KEY).and_then(|v| v.as_str()).map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// Chunks (and whole-text chunks of chunkless items) lacking a current vector. `?1` model, `?2` dim.

@@ -18,6 +18,8 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod postgres;
+
 use std::path::Path;
 
 use cairn_core::{Audience, Chunk, Hit, Item, ItemKind, Millis, Provenance, Why, content_hash};
