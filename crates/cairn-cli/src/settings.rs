@@ -78,6 +78,9 @@ pub(crate) struct Settings {
     /// The link graph and its lane.
     #[serde(default)]
     pub graph: settings::GraphSettings,
+    /// A shared store on PostgreSQL (`[store] url`).
+    #[serde(default)]
+    pub store: settings::StoreSettings,
     /// Routing.
     pub route: RouteSettings,
     /// Embeddings (semantic recall).
@@ -123,6 +126,7 @@ impl Default for Settings {
             recall: settings::RecallSettings::default(),
             context: settings::ContextSettings::default(),
             graph: settings::GraphSettings::default(),
+            store: settings::StoreSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
             embed: settings::EmbedSettings::default(),
             vector: settings::VectorSettings::default(),
@@ -146,6 +150,7 @@ const SECTIONS: &[&str] = &[
     "recall",
     "context",
     "graph",
+    "store",
     "route",
     "embed",
     "vector",
@@ -251,6 +256,7 @@ impl From<&Settings> for EngineConfig {
         cfg.embed = s.embed.clone();
         cfg.vector = s.vector.clone();
         cfg.graph = s.graph.clone();
+        cfg.store = s.store.clone();
         // Each source's secret is read here, from the variable its section names: the engine and the
         // clients never read the environment.
         cfg.remote = s

@@ -189,10 +189,19 @@ impl Engine {
         if let Err(e) = store.integrity_check() {
             return (Check::fail(NAME, format!("`{shown}` is damaged: {e}"), rebuild), None);
         }
+        // With a shared store, the counts (and every later check's reads) come from the server.
+        let store = match self.attach_shared(store) {
+            Ok(s) => s,
+            Err(e) => {
+                let hint = "check `[store] url` (or CAIRN_STORE__URL) and that the PostgreSQL server is up";
+                return (Check::fail(NAME, format!("shared store: {e}"), hint), None);
+            }
+        };
+        let shared = store.shared().map(|s| format!(" + shared `{}`", s.label())).unwrap_or_default();
         match store.status() {
             Ok(st) => {
                 let detail = format!(
-                    "`{shown}`: schema v{version}, integrity ok, {} ({}), {}",
+                    "`{shown}`{shared}: schema v{version}, integrity ok, {} ({}), {}",
                     count(st.items, "item"),
                     count(st.chunks, "chunk"),
                     count(st.sessions, "session")

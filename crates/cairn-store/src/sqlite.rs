@@ -9,6 +9,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::codec::{blob_to_vector, context_of_metadata, to_json, vector_to_blob};
 use crate::migrate::{SCHEMA_VERSION, migrate};
+use crate::pg::PgStore;
 use crate::{
     Change, Error, FileState, HarvestRun, NewVector, PendingChunk, Result, Store, StoreStatus, StoredVector,
     TurnOutcome, TurnRecord, VectorStatus, Write,
@@ -24,6 +25,9 @@ pub struct SqliteStore {
     path: PathBuf,
     /// Whether the schema has the `vectors` table (false only for stores opened at an older version).
     has_vectors: bool,
+    /// The shared store holding the [`Store`] tables, when one is attached: this file then keeps only
+    /// what is host-local (graph tables, serving state, sub-agent records).
+    pub(crate) shared: Option<PgStore>,
 }
 
 impl SqliteStore {
@@ -55,7 +59,7 @@ impl SqliteStore {
         }
         Self::configure(&conn, path)?;
         let version = migrate(&mut conn, path, version)?;
-        Ok(Self { conn, path: path.to_owned(), has_vectors: version >= VECTORS_VERSION })
+        Ok(Self { conn, path: path.to_owned(), has_vectors: version >= VECTORS_VERSION, shared: None })
     }
 
     /// Open an existing store read-only (no migration; an older schema is an error).
@@ -75,7 +79,7 @@ impl SqliteStore {
                 reason: format!("schema version {version} needs migrating; open it for writing once"),
             });
         }
-        Ok(Self { conn, path: path.to_owned(), has_vectors: true })
+        Ok(Self { conn, path: path.to_owned(), has_vectors: true, shared: None })
     }
 
     /// The schema version (`user_version`) of the store file at `path`, read through a read-only
@@ -114,6 +118,19 @@ impl SqliteStore {
 
     pub(crate) fn conn_mut(&mut self) -> &mut Connection {
         &mut self.conn
+    }
+
+    /// Attach a shared store: from now on every [`Store`] method, and the session and turn reads of
+    /// the host-local parts, go to `shared`; this file keeps the graph tables, serving state and
+    /// sub-agent records of this host.
+    pub fn with_shared(mut self, shared: PgStore) -> Self {
+        self.shared = Some(shared);
+        self
+    }
+
+    /// The attached shared store, if any.
+    pub fn shared(&self) -> Option<&PgStore> {
+        self.shared.as_ref()
     }
 
     /// The file this store lives in.
@@ -343,6 +360,9 @@ fn put_file(tx: &rusqlite::Transaction<'_>, f: &FileState) -> Result<()> {
 
 impl Store for SqliteStore {
     fn apply(&mut self, writes: &[Write], source: &str) -> Result<u64> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.apply(writes, source);
+        }
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         for w in writes {
             match w {
@@ -380,12 +400,18 @@ impl Store for SqliteStore {
     }
 
     fn get_item(&self, id: &str) -> Result<Option<Item>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.get_item(id);
+        }
         let mut stmt =
             self.conn.prepare_cached(&format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = ?1"))?;
         stmt.query_row([id], decode_item).optional()?.transpose()
     }
 
     fn chunks(&self, item_id: &str) -> Result<Vec<Chunk>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.chunks(item_id);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT id, item_id, ordinal, heading, text, provenance, content_hash FROM chunks \
              WHERE item_id = ?1 ORDER BY ordinal",
@@ -395,6 +421,9 @@ impl Store for SqliteStore {
     }
 
     fn file_states(&self) -> Result<BTreeMap<String, FileState>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.file_states();
+        }
         let mut stmt = self.conn.prepare("SELECT path, item_id, size, mtime_ns, content_hash FROM files")?;
         let rows = stmt.query_map([], |r| {
             Ok(FileState {
@@ -414,6 +443,9 @@ impl Store for SqliteStore {
     }
 
     fn tag_vocabulary(&self) -> Result<Vec<(String, u64)>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.tag_vocabulary();
+        }
         let mut stmt = self
             .conn
             .prepare("SELECT tag, count(*) FROM item_tags WHERE explicit = 1 GROUP BY tag ORDER BY tag")?;
@@ -422,6 +454,9 @@ impl Store for SqliteStore {
     }
 
     fn public_tag_vocabulary(&self) -> Result<Vec<(String, u64)>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.public_tag_vocabulary();
+        }
         let mut stmt = self.conn.prepare(
             "SELECT t.tag, count(*) FROM item_tags t JOIN items i ON i.id = t.item_id \
              WHERE t.explicit = 1 AND i.audience = 'public' GROUP BY t.tag ORDER BY t.tag",
@@ -431,6 +466,9 @@ impl Store for SqliteStore {
     }
 
     fn explicit_tags(&self, item_id: &str) -> Result<Vec<String>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.explicit_tags(item_id);
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT tag FROM item_tags WHERE item_id = ?1 AND explicit = 1 ORDER BY tag")?;
@@ -439,6 +477,9 @@ impl Store for SqliteStore {
     }
 
     fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.record_turn(turn, chunks);
+        }
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: Option<String> = tx
             .query_row(
@@ -468,6 +509,9 @@ impl Store for SqliteStore {
     }
 
     fn previous_turn(&self, session_key: &str, ts: Millis, turn_id: &str) -> Result<Option<Item>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.previous_turn(session_key, ts, turn_id);
+        }
         let item_id: Option<String> = self
             .conn
             .prepare_cached(
@@ -483,6 +527,9 @@ impl Store for SqliteStore {
     }
 
     fn changes_since(&self, seq: u64) -> Result<Vec<Change>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.changes_since(seq);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT max(seq), item_id, op FROM ingest_log WHERE seq > ?1 GROUP BY item_id ORDER BY max(seq)",
         )?;
@@ -498,12 +545,18 @@ impl Store for SqliteStore {
     }
 
     fn last_seq(&self) -> Result<u64> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.last_seq();
+        }
         let seq: i64 =
             self.conn.query_row("SELECT coalesce(max(seq), 0) FROM ingest_log", [], |r| r.get(0))?;
         Ok(seq as u64)
     }
 
     fn forgettable(&self, session_key: Option<&str>, before: Option<Millis>) -> Result<Vec<String>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.forgettable(session_key, before);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT id FROM items WHERE json_extract(provenance, '$.type') != 'file' \
              AND (?1 IS NULL OR json_extract(provenance, '$.session_key') = ?1) \
@@ -514,6 +567,9 @@ impl Store for SqliteStore {
     }
 
     fn for_each_item(&self, f: &mut dyn FnMut(Item, Vec<Chunk>) -> Result<()>) -> Result<()> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.for_each_item(f);
+        }
         let mut items = self.conn.prepare(&format!("SELECT {ITEM_COLUMNS} FROM items ORDER BY id"))?;
         let mut chunk_stmt = self.conn.prepare(
             "SELECT id, item_id, ordinal, heading, text, provenance, content_hash FROM chunks ORDER BY item_id, ordinal",
@@ -547,12 +603,18 @@ impl Store for SqliteStore {
     }
 
     fn begin_harvest(&mut self, root: &str, at: Millis) -> Result<i64> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.begin_harvest(root, at);
+        }
         self.conn
             .execute("INSERT INTO harvest_runs (started_at, root) VALUES (?1, ?2)", params![at, root])?;
         Ok(self.conn.last_insert_rowid())
     }
 
     fn finish_harvest(&mut self, run: i64, at: Millis, summary: &serde_json::Value) -> Result<()> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.finish_harvest(run, at, summary);
+        }
         self.conn.execute(
             "UPDATE harvest_runs SET finished_at = ?1, summary = ?2 WHERE id = ?3",
             params![at, summary.to_string(), run],
@@ -561,6 +623,9 @@ impl Store for SqliteStore {
     }
 
     fn status(&self) -> Result<StoreStatus> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.status();
+        }
         let count =
             |sql: &str| -> Result<u64> { Ok(self.conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
         let group = |sql: &str| -> Result<BTreeMap<String, u64>> {
@@ -601,6 +666,9 @@ impl Store for SqliteStore {
     }
 
     fn pending_vectors(&self, model_id: &str, dim: usize, limit: usize) -> Result<Vec<PendingChunk>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.pending_vectors(model_id, dim, limit);
+        }
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT p.chunk_id, p.item_id, p.title, p.heading, p.text, p.content_hash, p.metadata \
              {PENDING_FROM} ORDER BY p.item_id, p.ordinal LIMIT ?3"
@@ -621,6 +689,9 @@ impl Store for SqliteStore {
     }
 
     fn vector_status(&self, model_id: &str, dim: usize) -> Result<VectorStatus> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.vector_status(model_id, dim);
+        }
         let pending: i64 = self.conn.query_row(
             &format!("SELECT count(*) {PENDING_FROM}"),
             params![model_id, dim as i64],
@@ -635,6 +706,9 @@ impl Store for SqliteStore {
     }
 
     fn put_vectors(&mut self, model_id: &str, vectors: &[NewVector]) -> Result<usize> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.put_vectors(model_id, vectors);
+        }
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut written = 0;
         {
@@ -681,6 +755,9 @@ impl Store for SqliteStore {
         vseq: u64,
         f: &mut dyn FnMut(StoredVector),
     ) -> Result<u64> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.vectors_since(model_id, dim, vseq, f);
+        }
         let mut stmt =
             self.conn.prepare_cached(&format!("{VECTOR_SELECT} AND v.vseq > ?3 ORDER BY v.vseq"))?;
         let mut last = vseq;
@@ -699,6 +776,9 @@ impl Store for SqliteStore {
     }
 
     fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.item_vectors(model_id, dim, item_id);
+        }
         let mut stmt =
             self.conn.prepare_cached(&format!("{VECTOR_SELECT} AND v.item_id = ?3 ORDER BY v.vseq"))?;
         let rows = stmt.query_map(params![model_id, dim as i64, item_id], |r| decode_vector(r, dim))?;

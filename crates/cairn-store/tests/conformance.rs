@@ -10,7 +10,7 @@ use cairn_store::{
 
 /// A new, empty location of one backend.
 struct Place {
-    open: Box<dyn Fn() -> cairn_store::Result<Box<dyn Store>>>,
+    open: Opener,
     /// The schema version a store opened here reports.
     version: u32,
     /// Overwrites the recorded schema version (to fake a newer Cairn's store).
@@ -82,20 +82,44 @@ fn postgres_conforms() {
     let Some(server) = cairn_test::postgres::server("postgres_conforms") else { return };
     run_all("postgres", &|| {
         let url = server.create_db();
-        let (u1, u2, u3) = (url.clone(), url.clone(), url);
-        Place {
-            open: Box::new(move || PgStore::open(&u1).map(|s| Box::new(s) as Box<dyn Store>)),
-            version: PG_SCHEMA_VERSION,
-            set_version: Box::new(move |v| {
-                let mut c = postgres::Client::connect(&u2, postgres::NoTls).unwrap();
-                c.execute("UPDATE cairn_schema SET version = $1", &[&(v as i32)]).unwrap();
-            }),
-            add_foreign_table: Box::new(move || {
-                let mut c = postgres::Client::connect(&u3, postgres::NoTls).unwrap();
-                c.batch_execute("CREATE TABLE other (x INTEGER)").unwrap();
-            }),
-        }
+        let u = url.clone();
+        pg_place(&url, Box::new(move || PgStore::open(&u).map(|s| Box::new(s) as Box<dyn Store>)))
     });
+    // A host's SQLite file with the shared store attached answers every trait method from PostgreSQL.
+    let root = tempfile::tempdir().unwrap();
+    let n = std::cell::Cell::new(0);
+    run_all("sqlite with a shared postgres", &|| {
+        n.set(n.get() + 1);
+        let local = root.path().join(format!("h{}.sqlite", n.get()));
+        let url = server.create_db();
+        let u = url.clone();
+        pg_place(
+            &url,
+            Box::new(move || {
+                let shared = PgStore::open(&u)?;
+                SqliteStore::open(&local).map(|s| Box::new(s.with_shared(shared)) as Box<dyn Store>)
+            }),
+        )
+    });
+}
+
+type Opener = Box<dyn Fn() -> cairn_store::Result<Box<dyn Store>>>;
+
+/// A place on the PostgreSQL database at `url`, opened by `open`.
+fn pg_place(url: &str, open: Opener) -> Place {
+    let (u2, u3) = (url.to_owned(), url.to_owned());
+    Place {
+        open,
+        version: PG_SCHEMA_VERSION,
+        set_version: Box::new(move |v| {
+            let mut c = postgres::Client::connect(&u2, postgres::NoTls).unwrap();
+            c.execute("UPDATE cairn_schema SET version = $1", &[&(v as i32)]).unwrap();
+        }),
+        add_foreign_table: Box::new(move || {
+            let mut c = postgres::Client::connect(&u3, postgres::NoTls).unwrap();
+            c.batch_execute("CREATE TABLE other (x INTEGER)").unwrap();
+        }),
+    }
 }
 
 fn item(id: &str, text: &str, tags: &[&str]) -> Item {

@@ -8,6 +8,7 @@
 
 mod migrate;
 mod seq;
+mod sessions;
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
