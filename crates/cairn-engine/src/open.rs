@@ -236,7 +236,7 @@ impl Engine {
     /// or unchanged when there is none.
     pub(crate) fn attach_shared(&self, store: SqliteStore) -> Result<SqliteStore> {
         match &self.cfg.store.url {
-            Some(url) => Ok(store.with_shared(PgStore::open(url)?)),
+            Some(url) => Ok(store.with_shared(PgStore::open(url)?)?),
             None => Ok(store),
         }
     }

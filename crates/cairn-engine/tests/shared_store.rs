@@ -93,3 +93,28 @@ fn an_unreachable_shared_store_is_an_error_not_an_empty_memory() {
     let Err(err) = Engine::open(config(&dir.path().join("a"), &url)) else { panic!("no server: no engine") };
     assert!(err.to_string().contains("cannot connect"), "{err}");
 }
+
+#[test]
+fn a_data_dir_follows_one_store() {
+    let Some(server) = cairn_test::postgres::server("a_data_dir_follows_one_store") else { return };
+    let (first, second) = (server.create_db(), server.create_db());
+    let dir = tempfile::tempdir().unwrap();
+    // A data dir of a single-host store: its index follows its own log, not the server's.
+    let single = dir.path().join("single");
+    let mut cfg = EngineConfig::new(&single);
+    cfg.embed.provider = cairn_embed::EmbedProvider::None;
+    let e = Engine::open(cfg).unwrap();
+    e.ingest(&IngestNote { text: "A note kept on this host only.".into(), ..Default::default() }).unwrap();
+    drop(e);
+    let Err(err) = Engine::open(config(&single, &first)) else {
+        panic!("a single-host data dir was attached")
+    };
+    assert!(err.to_string().contains("single-host store"), "{err}");
+
+    // A data dir that followed one shared store does not follow another.
+    let host = dir.path().join("host");
+    drop(Engine::open(config(&host, &first)).unwrap());
+    drop(Engine::open(config(&host, &first)).unwrap());
+    let Err(err) = Engine::open(config(&host, &second)) else { panic!("a data dir switched shared stores") };
+    assert!(err.to_string().contains("another shared store"), "{err}");
+}

@@ -123,9 +123,48 @@ impl SqliteStore {
     /// Attach a shared store: from now on every [`Store`] method, and the session and turn reads of
     /// the host-local parts, go to `shared`; this file keeps the graph tables, serving state and
     /// sub-agent records of this host.
-    pub fn with_shared(mut self, shared: PgStore) -> Self {
+    ///
+    /// A data dir follows one log for good: its index and graph tables record how far they got in it.
+    /// Attaching is refused when this file has a log of its own (a single-host store: move its memory
+    /// with `cairn export` and `cairn import`) or follows another shared store; the first attach
+    /// records the shared store's id.
+    pub fn with_shared(mut self, shared: PgStore) -> Result<Self> {
+        const KEY: &str = "shared_store_id";
+        let id = shared.store_id()?;
+        let recorded: Option<String> =
+            self.conn.query_row("SELECT value FROM meta WHERE key = ?1", [KEY], |r| r.get(0)).optional()?;
+        match recorded {
+            Some(r) if r == id => {}
+            Some(r) => {
+                return Err(Error::NotAStore {
+                    path: self.path.clone(),
+                    reason: format!(
+                        "this data dir follows another shared store (id {r}), not `{}` (id {id}); use a \
+                         new data dir for it",
+                        shared.label()
+                    ),
+                });
+            }
+            None => {
+                let local: i64 = self.conn.query_row("SELECT count(*) FROM ingest_log", [], |r| r.get(0))?;
+                if local > 0 {
+                    return Err(Error::NotAStore {
+                        path: self.path.clone(),
+                        reason: format!(
+                            "this data dir holds a single-host store ({local} log entries); use a new data \
+                             dir for the shared store `{}` and move the memory with `cairn export` and \
+                             `cairn import`",
+                            shared.label()
+                        ),
+                    });
+                }
+                if !self.conn.is_readonly(rusqlite::MAIN_DB)? {
+                    self.conn.execute("INSERT INTO meta (key, value) VALUES (?1, ?2)", params![KEY, id])?;
+                }
+            }
+        }
         self.shared = Some(shared);
-        self
+        Ok(self)
     }
 
     /// The attached shared store, if any.

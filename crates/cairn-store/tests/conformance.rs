@@ -97,7 +97,7 @@ fn postgres_conforms() {
             &url,
             Box::new(move || {
                 let shared = PgStore::open(&u)?;
-                SqliteStore::open(&local).map(|s| Box::new(s.with_shared(shared)) as Box<dyn Store>)
+                SqliteStore::open(&local)?.with_shared(shared).map(|s| Box::new(s) as Box<dyn Store>)
             }),
         )
     });

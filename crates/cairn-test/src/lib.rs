@@ -1,6 +1,6 @@
 //! Fixtures shared by Cairn's tests and benchmarks: an [`Item`] builder, the one chunk of an item
-//! ([`chunk_of`]), the [`Hit`] of that chunk, and [`copy_dir`] for copying a workspace or config. A
-//! dev-dependency only: no library depends on it.
+//! ([`chunk_of`]), the [`Hit`] of that chunk, [`copy_dir`] for copying a workspace or config, and a
+//! throw-away PostgreSQL server ([`postgres::server`]). A dev-dependency only: no library depends on it.
 //!
 //! ```
 //! use cairn_core::{Audience, ItemKind};

@@ -60,8 +60,10 @@ pub(crate) fn migrate(client: &mut Client, label: &str) -> Result<u32> {
                     ),
                 });
             }
+            // `store_id` names this database for good: a host's derived parts follow one log only.
             tx.batch_execute(
-                "CREATE TABLE cairn_schema (version INTEGER NOT NULL); INSERT INTO cairn_schema VALUES (0)",
+                "CREATE TABLE cairn_schema (version INTEGER NOT NULL, store_id TEXT NOT NULL); \
+                 INSERT INTO cairn_schema VALUES (0, gen_random_uuid()::text)",
             )?;
         }
         let next = current + 1;
@@ -77,4 +79,9 @@ pub(crate) fn migrate(client: &mut Client, label: &str) -> Result<u32> {
         })?;
         tx.commit().map_err(|source| Error::PgMigration { url: label.to_owned(), version: next, source })?;
     }
+}
+
+/// The id given to the database when Cairn first created its tables.
+pub(crate) fn store_id(client: &mut impl postgres::GenericClient) -> Result<String> {
+    Ok(client.query_one("SELECT store_id FROM cairn_schema", &[])?.get(0))
 }

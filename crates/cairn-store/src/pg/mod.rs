@@ -34,6 +34,7 @@ const PAGE: i64 = 500;
 /// one `PgStore` per thread that needs its own connection.
 pub struct PgStore {
     client: Mutex<Client>,
+    config: postgres::Config,
     label: String,
 }
 
@@ -54,7 +55,7 @@ impl PgStore {
         let mut client =
             config.connect(NoTls).map_err(|source| Error::Connect { url: label.clone(), source })?;
         migrate::migrate(&mut client, &label)?;
-        Ok(Self { client: Mutex::new(client), label })
+        Ok(Self { client: Mutex::new(client), config, label })
     }
 
     /// The server and database, without user password (for messages).
@@ -62,14 +63,28 @@ impl PgStore {
         &self.label
     }
 
-    /// The schema version of the database.
-    pub fn schema_version(&self) -> Result<u32> {
-        migrate::version(&mut *self.client())
+    /// The id the database was given when Cairn created its tables (the same for every host).
+    pub fn store_id(&self) -> Result<String> {
+        migrate::store_id(&mut *self.client()?)
     }
 
-    fn client(&self) -> MutexGuard<'_, Client> {
+    /// The schema version of the database.
+    pub fn schema_version(&self) -> Result<u32> {
+        migrate::version(&mut *self.client()?)
+    }
+
+    /// The connection, opened again when it was lost (a server restart, a network cut): the calls that
+    /// find it broken fail (the server's notice, then the reset socket), and the next one reconnects.
+    fn client(&self) -> Result<MutexGuard<'_, Client>> {
         // A panic while holding the connection leaves no transaction open (it is rolled back on drop).
-        self.client.lock().unwrap_or_else(|e| e.into_inner())
+        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        if client.is_closed() {
+            *client = self
+                .config
+                .connect(NoTls)
+                .map_err(|source| Error::Connect { url: self.label.clone(), source })?;
+        }
+        Ok(client)
     }
 }
 
@@ -346,7 +361,7 @@ impl Store for PgStore {
         for w in writes {
             check_write(w, source)?;
         }
-        let mut client = self.client();
+        let mut client = self.client()?;
         let mut tx = client.transaction()?;
         if writes.iter().any(|w| !matches!(w, Write::TouchFile(_))) {
             seq::claim(&mut tx, &[Log::Ingest])?;
@@ -387,12 +402,12 @@ impl Store for PgStore {
 
     fn get_item(&self, id: &str) -> Result<Option<Item>> {
         let row =
-            self.client().query_opt(&format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = $1"), &[&id])?;
+            self.client()?.query_opt(&format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = $1"), &[&id])?;
         row.as_ref().map(decode_item).transpose()
     }
 
     fn chunks(&self, item_id: &str) -> Result<Vec<Chunk>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             &format!("SELECT {CHUNK_COLUMNS} FROM chunks WHERE item_id = $1 ORDER BY ordinal"),
             &[&item_id],
         )?;
@@ -401,7 +416,7 @@ impl Store for PgStore {
 
     fn file_states(&self) -> Result<BTreeMap<String, FileState>> {
         let rows =
-            self.client().query("SELECT path, item_id, size, mtime_ns, content_hash FROM files", &[])?;
+            self.client()?.query("SELECT path, item_id, size, mtime_ns, content_hash FROM files", &[])?;
         let mut out = BTreeMap::new();
         for r in rows {
             let f = FileState {
@@ -417,7 +432,7 @@ impl Store for PgStore {
     }
 
     fn tag_vocabulary(&self) -> Result<Vec<(String, u64)>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             "SELECT tag, count(*) FROM item_tags WHERE explicit GROUP BY tag ORDER BY tag COLLATE \"C\"",
             &[],
         )?;
@@ -425,7 +440,7 @@ impl Store for PgStore {
     }
 
     fn public_tag_vocabulary(&self) -> Result<Vec<(String, u64)>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             "SELECT t.tag, count(*) FROM item_tags t JOIN items i ON i.id = t.item_id \
              WHERE t.explicit AND i.audience = 'public' GROUP BY t.tag ORDER BY t.tag COLLATE \"C\"",
             &[],
@@ -434,7 +449,7 @@ impl Store for PgStore {
     }
 
     fn explicit_tags(&self, item_id: &str) -> Result<Vec<String>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             "SELECT tag FROM item_tags WHERE item_id = $1 AND explicit ORDER BY tag COLLATE \"C\"",
             &[&item_id],
         )?;
@@ -446,7 +461,7 @@ impl Store for PgStore {
         check_text(&turn.item.id, "the turn id", &turn.turn_id)?;
         check_text(&turn.item.id, "the project", &turn.project)?;
         check_item(&turn.item, &chunks, &turn.item.tags)?;
-        let mut client = self.client();
+        let mut client = self.client()?;
         let mut tx = client.transaction()?;
         // Claimed first: a second host recording the same turn waits here, then finds it recorded.
         seq::claim(&mut tx, &[Log::Ingest])?;
@@ -474,7 +489,7 @@ impl Store for PgStore {
     }
 
     fn previous_turn(&self, session_key: &str, ts: Millis, turn_id: &str) -> Result<Option<Item>> {
-        let row = self.client().query_opt(
+        let row = self.client()?.query_opt(
             "SELECT item_id FROM turns WHERE session_key = $1 \
              AND (ts < $2 OR (ts = $2 AND turn_id COLLATE \"C\" < $3)) \
              ORDER BY ts DESC, turn_id COLLATE \"C\" DESC LIMIT 1",
@@ -487,7 +502,7 @@ impl Store for PgStore {
     }
 
     fn changes_since(&self, seq: u64) -> Result<Vec<Change>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             "SELECT seq, item_id, op FROM (SELECT DISTINCT ON (item_id) seq, item_id, op FROM ingest_log \
              WHERE seq > $1 ORDER BY item_id, seq DESC) last ORDER BY seq",
             &[&(seq as i64)],
@@ -503,11 +518,11 @@ impl Store for PgStore {
     }
 
     fn last_seq(&self) -> Result<u64> {
-        last_seq_of(&mut *self.client())
+        last_seq_of(&mut *self.client()?)
     }
 
     fn forgettable(&self, session_key: Option<&str>, before: Option<Millis>) -> Result<Vec<String>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             "SELECT id FROM items WHERE (provenance::jsonb ->> 'type') <> 'file' \
              AND ($1::text IS NULL OR (provenance::jsonb ->> 'session_key') = $1) \
              AND ($2::bigint IS NULL OR created_at < $2) ORDER BY id COLLATE \"C\"",
@@ -521,7 +536,7 @@ impl Store for PgStore {
         let mut after: Option<String> = None;
         loop {
             let page: Vec<(Item, Vec<Chunk>)> = {
-                let mut client = self.client();
+                let mut client = self.client()?;
                 let rows = client.query(
                     &format!(
                         "SELECT {ITEM_COLUMNS} FROM items WHERE $1::text IS NULL OR id COLLATE \"C\" > $1 \
@@ -563,7 +578,7 @@ impl Store for PgStore {
 
     fn begin_harvest(&mut self, root: &str, at: Millis) -> Result<i64> {
         check_text(root, "the root", root)?;
-        let row = self.client().query_one(
+        let row = self.client()?.query_one(
             "INSERT INTO harvest_runs (started_at, root) VALUES ($1, $2) RETURNING id",
             &[&at, &root],
         )?;
@@ -571,7 +586,7 @@ impl Store for PgStore {
     }
 
     fn finish_harvest(&mut self, run: i64, at: Millis, summary: &serde_json::Value) -> Result<()> {
-        self.client().execute(
+        self.client()?.execute(
             "UPDATE harvest_runs SET finished_at = $1, summary = $2 WHERE id = $3",
             &[&at, &summary.to_string(), &run],
         )?;
@@ -579,7 +594,7 @@ impl Store for PgStore {
     }
 
     fn status(&self) -> Result<StoreStatus> {
-        let mut client = self.client();
+        let mut client = self.client()?;
         let c = &mut *client;
         let last_harvest = c
             .query_opt(
@@ -609,7 +624,7 @@ impl Store for PgStore {
     }
 
     fn pending_vectors(&self, model_id: &str, dim: usize, limit: usize) -> Result<Vec<PendingChunk>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             &format!(
                 "SELECT p.chunk_id, p.item_id, p.title, p.heading, p.text, p.content_hash, p.metadata \
                  {PENDING_FROM} ORDER BY p.item_id COLLATE \"C\", p.ordinal LIMIT $3"
@@ -632,7 +647,7 @@ impl Store for PgStore {
     }
 
     fn vector_status(&self, model_id: &str, dim: usize) -> Result<VectorStatus> {
-        let mut client = self.client();
+        let mut client = self.client()?;
         let pending: i64 = client
             .query_one(&format!("SELECT count(*) {PENDING_FROM}"), &[&model_id, &dim_param(dim)])?
             .get(0);
@@ -655,7 +670,7 @@ impl Store for PgStore {
             check_text(&v.chunk_id, "the content hash", &v.content_hash)?;
         }
         check_text(model_id, "the model id", model_id)?;
-        let mut client = self.client();
+        let mut client = self.client()?;
         let mut tx = client.transaction()?;
         // Both counters: no ingest write can change the chunks between the check and the insert.
         seq::claim(&mut tx, &[Log::Ingest, Log::Vector])?;
@@ -703,7 +718,7 @@ impl Store for PgStore {
         f: &mut dyn FnMut(StoredVector),
     ) -> Result<u64> {
         let (rows, max) = {
-            let mut client = self.client();
+            let mut client = self.client()?;
             // One snapshot for both reads: the returned position never passes a row not visited.
             let mut tx = client
                 .build_transaction()
@@ -730,7 +745,7 @@ impl Store for PgStore {
     }
 
     fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>> {
-        let rows = self.client().query(
+        let rows = self.client()?.query(
             &format!("{VECTOR_SELECT} AND v.item_id = $3 ORDER BY v.vseq"),
             &[&model_id, &dim_param(dim), &item_id],
         )?;
