@@ -166,6 +166,7 @@ const KNOWN_OTHERS: &[&str] = &[
     "demo_dir",
     "model_data_dir",
     "test_model_dir",
+    "test_pg",
     "allow_no_model",
     "e2e_cache",
     "test_crash_before_rename",
