@@ -186,6 +186,12 @@ impl Settings {
         self.data_dir.join("cairn.sqlite")
     }
 
+    /// Whether there is a store to read: this host's file, or a shared store (whose host file is made on
+    /// first use).
+    pub(crate) fn has_store(&self) -> bool {
+        self.store.url.is_some() || self.store_path().exists()
+    }
+
     /// A one-shot engine over these settings: each part opens on first use.
     pub(crate) fn engine(&self) -> Engine {
         Engine::open_lazy(EngineConfig::from(self))

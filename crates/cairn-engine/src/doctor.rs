@@ -163,6 +163,13 @@ impl Engine {
             "restore `{shown}` from a backup, or move it aside and run `cairn harvest` to rebuild it from the \
              memory files (captured turns are only in the store)"
         );
+        if !path.exists() && self.cfg.store.url.is_some() {
+            // A new host of a shared store: its file (this host's parts only) is made on first use.
+            if let Err(e) = self.open_read_only() {
+                let hint = "check `[store] url` (or CAIRN_STORE__URL) and that the PostgreSQL server is up";
+                return (Check::fail(NAME, format!("shared store: {e}"), hint), None);
+            }
+        }
         if !path.exists() {
             let hint = "run `cairn harvest` to create it, or pass `--data-dir` (or set `data_dir`)";
             return (Check::fail(NAME, format!("no store at `{shown}`"), hint), None);
