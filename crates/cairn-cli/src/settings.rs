@@ -78,6 +78,9 @@ pub(crate) struct Settings {
     /// The link graph and its lane.
     #[serde(default)]
     pub graph: settings::GraphSettings,
+    /// A shared store on PostgreSQL (`[store] url`).
+    #[serde(default)]
+    pub store: settings::StoreSettings,
     /// Routing.
     pub route: RouteSettings,
     /// Embeddings (semantic recall).
@@ -123,6 +126,7 @@ impl Default for Settings {
             recall: settings::RecallSettings::default(),
             context: settings::ContextSettings::default(),
             graph: settings::GraphSettings::default(),
+            store: settings::StoreSettings::default(),
             route: RouteSettings { config_dir: PathBuf::from("config") },
             embed: settings::EmbedSettings::default(),
             vector: settings::VectorSettings::default(),
@@ -146,6 +150,7 @@ const SECTIONS: &[&str] = &[
     "recall",
     "context",
     "graph",
+    "store",
     "route",
     "embed",
     "vector",
@@ -161,6 +166,7 @@ const KNOWN_OTHERS: &[&str] = &[
     "demo_dir",
     "model_data_dir",
     "test_model_dir",
+    "test_pg",
     "allow_no_model",
     "e2e_cache",
     "test_crash_before_rename",
@@ -178,6 +184,12 @@ impl Settings {
     /// The SQLite store file.
     pub(crate) fn store_path(&self) -> PathBuf {
         self.data_dir.join("cairn.sqlite")
+    }
+
+    /// Whether there is a store to read: this host's file, or a shared store (whose host file is made on
+    /// first use).
+    pub(crate) fn has_store(&self) -> bool {
+        self.store.url.is_some() || self.store_path().exists()
     }
 
     /// A one-shot engine over these settings: each part opens on first use.
@@ -251,6 +263,7 @@ impl From<&Settings> for EngineConfig {
         cfg.embed = s.embed.clone();
         cfg.vector = s.vector.clone();
         cfg.graph = s.graph.clone();
+        cfg.store = s.store.clone();
         // Each source's secret is read here, from the variable its section names: the engine and the
         // clients never read the environment.
         cfg.remote = s

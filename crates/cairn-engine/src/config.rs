@@ -111,6 +111,17 @@ impl ContextSettings {
     }
 }
 
+/// The `[store]` section: where the shared part of the store lives.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreSettings {
+    /// A PostgreSQL database shared by several hosts (`postgres://user:password@host:port/database`):
+    /// items, chunks, tags, turns, vectors and the ingest log live there, and this host's `cairn.sqlite`
+    /// keeps only its own parts (graph tables, serving state, sub-agent records). `None`: everything in
+    /// the embedded SQLite file.
+    pub url: Option<String>,
+}
+
 /// The `[graph]` section: the link graph and the graph step of context requests and turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -190,7 +201,8 @@ impl GraphSettings {
 /// files or environment of their own).
 #[derive(Clone)]
 pub struct EngineConfig {
-    /// Data directory: the store is `cairn.sqlite` in it, the full-text index `index/`.
+    /// Data directory: the store is `cairn.sqlite` in it (with a shared store: this host's part of
+    /// it), the full-text index `index/`.
     pub data_dir: PathBuf,
     /// The agent workspace harvested by [`Engine::harvest`](crate::Engine::harvest); `None`: no
     /// harvesting through this engine.
@@ -219,6 +231,8 @@ pub struct EngineConfig {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// The link graph and its step.
     pub graph: GraphSettings,
+    /// The shared store, if any (`[store]`).
+    pub store: StoreSettings,
     /// Remote sources (`[remote.<name>]`), with their secrets read by the caller: consulted on every
     /// turn and context request beside the recall lanes.
     pub remote: Vec<cairn_remote::SourceConfig>,
@@ -233,6 +247,7 @@ impl std::fmt::Debug for EngineConfig {
             .field("context", &self.context)
             .field("embed", &self.embed.provider)
             .field("graph", &self.graph.enabled)
+            .field("shared_store", &self.store.url.is_some())
             .field("remote", &self.remote.iter().map(|r| r.name.as_str()).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -255,6 +270,7 @@ impl EngineConfig {
             vector: VectorSettings::default(),
             embedder: None,
             graph: GraphSettings::default(),
+            store: StoreSettings::default(),
             remote: Vec::new(),
         }
     }

@@ -163,6 +163,13 @@ impl Engine {
             "restore `{shown}` from a backup, or move it aside and run `cairn harvest` to rebuild it from the \
              memory files (captured turns are only in the store)"
         );
+        if !path.exists() && self.cfg.store.url.is_some() {
+            // A new host of a shared store: its file (this host's parts only) is made on first use.
+            if let Err(e) = self.open_read_only() {
+                let hint = "check `[store] url` (or CAIRN_STORE__URL) and that the PostgreSQL server is up";
+                return (Check::fail(NAME, format!("shared store: {e}"), hint), None);
+            }
+        }
         if !path.exists() {
             let hint = "run `cairn harvest` to create it, or pass `--data-dir` (or set `data_dir`)";
             return (Check::fail(NAME, format!("no store at `{shown}`"), hint), None);
@@ -189,10 +196,19 @@ impl Engine {
         if let Err(e) = store.integrity_check() {
             return (Check::fail(NAME, format!("`{shown}` is damaged: {e}"), rebuild), None);
         }
+        // With a shared store, the counts (and every later check's reads) come from the server.
+        let store = match self.attach_shared(store) {
+            Ok(s) => s,
+            Err(e) => {
+                let hint = "check `[store] url` (or CAIRN_STORE__URL) and that the PostgreSQL server is up";
+                return (Check::fail(NAME, format!("shared store: {e}"), hint), None);
+            }
+        };
+        let shared = store.shared().map(|s| format!(" + shared `{}`", s.label())).unwrap_or_default();
         match store.status() {
             Ok(st) => {
                 let detail = format!(
-                    "`{shown}`: schema v{version}, integrity ok, {} ({}), {}",
+                    "`{shown}`{shared}: schema v{version}, integrity ok, {} ({}), {}",
                     count(st.items, "item"),
                     count(st.chunks, "chunk"),
                     count(st.sessions, "session")

@@ -91,7 +91,7 @@ pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vecto
 
 /// The settings sections an [`EngineConfig`] is built from, in one place for adapters.
 pub mod settings {
-    pub use crate::config::{ContextSettings, GraphSettings};
+    pub use crate::config::{ContextSettings, GraphSettings, StoreSettings};
     pub use cairn_embed::{EmbedProvider, EmbedSettings};
     pub use cairn_ingest::{CaptureSettings, HarvestSettings};
     pub use cairn_recall::RecallSettings;

@@ -15,7 +15,7 @@ use cairn_embed::Embedder;
 use cairn_graph::Graph;
 use cairn_recall::{RecallIndex, Recaller, VectorLane};
 use cairn_route::{Router, SessionsConfig};
-use cairn_store::{SqliteStore, Store};
+use cairn_store::{PgStore, SqliteStore, Store};
 use cairn_tokens::Tokenizer;
 
 use crate::config::EngineConfig;
@@ -217,7 +217,8 @@ impl Engine {
 
     pub(crate) fn store_exists(&self) -> Result<()> {
         let path = self.cfg.store_path();
-        if self.lazy && !path.exists() {
+        // With a shared store the memory is on the server: this host's file is made on first use.
+        if self.lazy && !path.exists() && self.cfg.store.url.is_none() {
             return Err(Error::NoStore(path));
         }
         Ok(())
@@ -228,7 +229,29 @@ impl Engine {
         if durable {
             store.set_durable(true)?;
         }
-        Ok(store)
+        self.attach_shared(store)
+    }
+
+    /// `store` with the shared store of `[store] url` attached (one more connection, to the server),
+    /// or unchanged when there is none.
+    pub(crate) fn attach_shared(&self, store: SqliteStore) -> Result<SqliteStore> {
+        match &self.cfg.store.url {
+            Some(url) => Ok(store.with_shared(PgStore::open(url)?)?),
+            None => Ok(store),
+        }
+    }
+
+    /// A read-only connection to this host's file, with the shared store attached. With a shared
+    /// store, a new host's file is made here (it holds only this host's parts; the memory is on the
+    /// server).
+    pub(crate) fn open_read_only(&self) -> Result<SqliteStore> {
+        let path = self.cfg.store_path();
+        let local = if self.cfg.store.url.is_some() && !path.exists() {
+            SqliteStore::open(&path)?
+        } else {
+            SqliteStore::open_read_only(&path)?
+        };
+        self.attach_shared(local)
     }
 
     fn connection<'a>(
@@ -338,7 +361,7 @@ impl Engine {
         let synced = index.synced_seq().ok().flatten();
         let last = match self.writer.get() {
             Some(Ok(w)) => lock(w).last_seq()?,
-            _ => SqliteStore::open_read_only(&self.cfg.store_path())?.last_seq()?,
+            _ => self.open_read_only()?.last_seq()?,
         };
         Ok(synced != Some(last))
     }
@@ -402,12 +425,14 @@ impl Engine {
     pub(crate) fn vectors(&self) -> Option<&VectorLane> {
         self.vectors
             .get_or_init(|| {
-                if !self.cfg.wants_vectors() || !self.cfg.store_path().exists() {
+                if !self.cfg.wants_vectors()
+                    || (!self.cfg.store_path().exists() && self.cfg.store.url.is_none())
+                {
                     return None;
                 }
                 let embedder = self.embedder()?.clone();
-                let loaded = SqliteStore::open_read_only(&self.cfg.store_path())
-                    .map_err(Error::from)
+                let loaded = self
+                    .open_read_only()
                     .and_then(|store| crate::load_vectors(&store, &*embedder, self.cfg.vector.clone()));
                 match loaded {
                     Ok(index) => {

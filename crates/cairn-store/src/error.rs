@@ -25,7 +25,7 @@ pub enum Error {
         "store `{path}` has schema version {found}, newer than this Cairn supports ({supported}); upgrade Cairn"
     )]
     TooNew {
-        /// Store path.
+        /// Store path (for PostgreSQL: the server and database, without the password).
         path: PathBuf,
         /// Version found in the file.
         found: u32,
@@ -35,7 +35,7 @@ pub enum Error {
     /// The file is not a Cairn store (or is damaged).
     #[error("`{path}` is not a Cairn store: {reason}")]
     NotAStore {
-        /// Store path.
+        /// Store path (for PostgreSQL: the server and database, without the password).
         path: PathBuf,
         /// What was wrong.
         reason: String,
@@ -77,17 +77,57 @@ pub enum Error {
     /// Any other SQLite failure.
     #[error("store query failed: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// A value the store cannot hold (PostgreSQL text cannot contain a NUL character); nothing was written.
+    #[error("cannot store `{id}`: {reason}")]
+    BadInput {
+        /// The item (or turn, file, chunk) id.
+        id: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// `store.url` is not a PostgreSQL connection URL the client understands.
+    #[error("store URL `{url}` is not usable: {reason}")]
+    BadUrl {
+        /// The URL without its password.
+        url: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Connecting to the PostgreSQL server failed.
+    #[error("cannot connect to the store at `{url}`: {source}")]
+    Connect {
+        /// The server and database, without the password.
+        url: String,
+        /// The client's error.
+        source: postgres::Error,
+    },
+    /// Applying a PostgreSQL migration failed; the database is left at its previous version.
+    #[error("migrating store `{url}` to schema version {version} failed: {source}")]
+    PgMigration {
+        /// The server and database, without the password.
+        url: String,
+        /// Version being applied.
+        version: u32,
+        /// The client's error.
+        source: postgres::Error,
+    },
+    /// Any other PostgreSQL failure (a lost connection, a deadlock, a failed query).
+    #[error("store query failed: {0}")]
+    Postgres(#[from] postgres::Error),
 }
 
 impl Error {
     /// How a caller should treat this error.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::TooNew { .. } | Error::NotAStore { .. } | Error::Migration { .. } => {
-                ErrorKind::Incompatible
-            }
+            Error::TooNew { .. }
+            | Error::NotAStore { .. }
+            | Error::Migration { .. }
+            | Error::PgMigration { .. } => ErrorKind::Incompatible,
             Error::Corrupt { .. } => ErrorKind::Internal,
-            Error::Open { .. } | Error::Io { .. } => ErrorKind::Unavailable,
+            Error::Open { .. } | Error::Io { .. } | Error::Connect { .. } => ErrorKind::Unavailable,
+            Error::BadInput { .. } | Error::BadUrl { .. } => ErrorKind::BadInput,
+            Error::Postgres(e) => pg_kind(e),
             Error::Sqlite(e) => match e.sqlite_error_code() {
                 Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
                     ErrorKind::Unavailable
@@ -96,5 +136,32 @@ impl Error {
                 _ => ErrorKind::Internal,
             },
         }
+    }
+}
+
+/// Lost connections, a server shutting down or out of room, lock timeouts, deadlocks and serialisation
+/// failures may pass when retried; anything else is a bug or an unexpected state.
+fn pg_kind(e: &postgres::Error) -> ErrorKind {
+    use postgres::error::SqlState;
+    let Some(code) = e.code() else {
+        // No SQLSTATE: the connection broke (or was closed) underneath the query.
+        return ErrorKind::Unavailable;
+    };
+    let retryable = [
+        SqlState::T_R_SERIALIZATION_FAILURE,
+        SqlState::T_R_DEADLOCK_DETECTED,
+        SqlState::LOCK_NOT_AVAILABLE,
+        SqlState::QUERY_CANCELED,
+        SqlState::ADMIN_SHUTDOWN,
+        SqlState::CRASH_SHUTDOWN,
+        SqlState::CANNOT_CONNECT_NOW,
+        SqlState::TOO_MANY_CONNECTIONS,
+        SqlState::DISK_FULL,
+        SqlState::READ_ONLY_SQL_TRANSACTION,
+    ];
+    if retryable.contains(code) || code.code().starts_with("08") {
+        ErrorKind::Unavailable
+    } else {
+        ErrorKind::Internal
     }
 }

@@ -400,6 +400,9 @@ impl SqliteStore {
 impl SqliteStore {
     /// The recorded turns of a session as `(turn id, item id, ts)`, in (ts, turn id) order.
     pub fn session_turns(&self, session_key: &str) -> Result<Vec<(String, String, i64)>> {
+        if let Some(shared) = &self.shared {
+            return shared.session_turns(session_key);
+        }
         let mut stmt = self.conn().prepare_cached(
             "SELECT turn_id, item_id, ts FROM turns WHERE session_key = ?1 ORDER BY ts, turn_id",
         )?;

@@ -1,8 +1,10 @@
 //! Cairn's store: one SQLite file is the source of truth for items, their chunks, tags, sessions,
-//! turns, harvested-file states and an append-only ingest log.
+//! turns, harvested-file states and an append-only ingest log; or, for a team on several hosts, a
+//! PostgreSQL database ([`PgStore`]) holds those, attached to each host's file
+//! ([`SqliteStore::with_shared`]), which keeps what is host-local.
 //!
 //! Derived indexes (full text, vectors) sync from the ingest log and can always be rebuilt from the
-//! store. Everything goes through the [`Store`] trait so that a server database can stand in later.
+//! store. Everything shared goes through the [`Store`] trait, which both backends implement.
 //!
 //! ```
 //! use cairn_core::{Audience, Item, ItemKind, Provenance, content_hash};
@@ -23,9 +25,11 @@
 //! ```
 #![warn(missing_docs)]
 
+mod codec;
 mod error;
 mod graph;
 mod migrate;
+mod pg;
 mod serving;
 mod sqlite;
 mod subagents;
@@ -33,6 +37,7 @@ mod subagents;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER, RawGraphEdge, RawGraphNode};
 pub use migrate::SCHEMA_VERSION;
+pub use pg::{PG_SCHEMA_VERSION, PgStore};
 pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;
 pub use subagents::{SubagentEnd, SubagentLink};

@@ -150,6 +150,9 @@ impl SqliteStore {
 
     /// The key of every session with a recorded turn, sorted (what `cairn doctor` classifies).
     pub fn session_keys(&self) -> Result<Vec<String>> {
+        if let Some(shared) = &self.shared {
+            return shared.session_keys();
+        }
         let mut stmt = self.conn.prepare_cached("SELECT key FROM sessions ORDER BY key")?;
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -157,6 +160,9 @@ impl SqliteStore {
 
     /// Number of recorded turns of a session (captures that reached the store).
     pub fn turn_count(&self, session_key: Option<&str>) -> Result<u64> {
+        if let Some(shared) = &self.shared {
+            return shared.turn_count(session_key);
+        }
         let n: i64 = match session_key {
             Some(k) => {
                 self.conn.query_row("SELECT count(*) FROM turns WHERE session_key = ?1", [k], |r| r.get(0))?

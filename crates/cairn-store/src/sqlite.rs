@@ -7,7 +7,9 @@ use std::time::Duration;
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+use crate::codec::{blob_to_vector, context_of_metadata, to_json, vector_to_blob};
 use crate::migrate::{SCHEMA_VERSION, migrate};
+use crate::pg::PgStore;
 use crate::{
     Change, Error, FileState, HarvestRun, NewVector, PendingChunk, Result, Store, StoreStatus, StoredVector,
     TurnOutcome, TurnRecord, VectorStatus, Write,
@@ -23,6 +25,9 @@ pub struct SqliteStore {
     path: PathBuf,
     /// Whether the schema has the `vectors` table (false only for stores opened at an older version).
     has_vectors: bool,
+    /// The shared store holding the [`Store`] tables, when one is attached: this file then keeps only
+    /// what is host-local (graph tables, serving state, sub-agent records).
+    pub(crate) shared: Option<PgStore>,
 }
 
 impl SqliteStore {
@@ -54,7 +59,7 @@ impl SqliteStore {
         }
         Self::configure(&conn, path)?;
         let version = migrate(&mut conn, path, version)?;
-        Ok(Self { conn, path: path.to_owned(), has_vectors: version >= VECTORS_VERSION })
+        Ok(Self { conn, path: path.to_owned(), has_vectors: version >= VECTORS_VERSION, shared: None })
     }
 
     /// Open an existing store read-only (no migration; an older schema is an error).
@@ -74,7 +79,7 @@ impl SqliteStore {
                 reason: format!("schema version {version} needs migrating; open it for writing once"),
             });
         }
-        Ok(Self { conn, path: path.to_owned(), has_vectors: true })
+        Ok(Self { conn, path: path.to_owned(), has_vectors: true, shared: None })
     }
 
     /// The schema version (`user_version`) of the store file at `path`, read through a read-only
@@ -115,6 +120,58 @@ impl SqliteStore {
         &mut self.conn
     }
 
+    /// Attach a shared store: from now on every [`Store`] method, and the session and turn reads of
+    /// the host-local parts, go to `shared`; this file keeps the graph tables, serving state and
+    /// sub-agent records of this host.
+    ///
+    /// A data dir follows one log for good: its index and graph tables record how far they got in it.
+    /// Attaching is refused when this file has a log of its own (a single-host store: move its memory
+    /// with `cairn export` and `cairn import`) or follows another shared store; the first attach
+    /// records the shared store's id.
+    pub fn with_shared(mut self, shared: PgStore) -> Result<Self> {
+        const KEY: &str = "shared_store_id";
+        let id = shared.store_id()?;
+        let recorded: Option<String> =
+            self.conn.query_row("SELECT value FROM meta WHERE key = ?1", [KEY], |r| r.get(0)).optional()?;
+        match recorded {
+            Some(r) if r == id => {}
+            Some(r) => {
+                return Err(Error::NotAStore {
+                    path: self.path.clone(),
+                    reason: format!(
+                        "this data dir follows another shared store (id {r}), not `{}` (id {id}); use a \
+                         new data dir for it",
+                        shared.label()
+                    ),
+                });
+            }
+            None => {
+                let local: i64 = self.conn.query_row("SELECT count(*) FROM ingest_log", [], |r| r.get(0))?;
+                if local > 0 {
+                    return Err(Error::NotAStore {
+                        path: self.path.clone(),
+                        reason: format!(
+                            "this data dir holds a single-host store ({local} log entries); use a new data \
+                             dir for the shared store `{}` and move the memory with `cairn export` and \
+                             `cairn import`",
+                            shared.label()
+                        ),
+                    });
+                }
+                if !self.conn.is_readonly(rusqlite::MAIN_DB)? {
+                    self.conn.execute("INSERT INTO meta (key, value) VALUES (?1, ?2)", params![KEY, id])?;
+                }
+            }
+        }
+        self.shared = Some(shared);
+        Ok(self)
+    }
+
+    /// The attached shared store, if any.
+    pub fn shared(&self) -> Option<&PgStore> {
+        self.shared.as_ref()
+    }
+
     /// The file this store lives in.
     pub fn path(&self) -> &Path {
         &self.path
@@ -141,10 +198,6 @@ impl SqliteStore {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
     }
-}
-
-fn to_json<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_string(v).expect("serialising plain data cannot fail")
 }
 
 fn decode_item(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Item>> {
@@ -302,21 +355,6 @@ fn drop_stale_vectors(tx: &rusqlite::Transaction<'_>, item: &Item, chunks: &[Chu
     Ok(())
 }
 
-/// Little-endian f32 bytes of a vector.
-fn vector_to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn blob_to_vector(id: &str, blob: &[u8], dim: usize) -> Result<Vec<f32>> {
-    if blob.len() != dim * 4 {
-        return Err(Error::Corrupt {
-            id: id.to_owned(),
-            reason: format!("vector of {} bytes, expected {} (dim {dim})", blob.len(), dim * 4),
-        });
-    }
-    Ok(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
-}
-
 /// Current vectors joined with their item's project and audience. `?1` model, `?2` dim.
 const VECTOR_SELECT: &str = "SELECT v.vseq, v.chunk_id, v.item_id, i.project, i.audience, v.vector \
      FROM vectors v JOIN items i ON i.id = v.item_id WHERE v.model_id = ?1 AND v.dim = ?2";
@@ -337,14 +375,6 @@ fn decode_vector(row: &rusqlite::Row<'_>, dim: usize) -> rusqlite::Result<Result
             chunk_id: chunk_id.clone(),
         })
     })())
-}
-
-/// The context (`metadata.context`) of an item from its metadata JSON; empty when absent or unreadable.
-fn context_of_metadata(metadata: &str) -> String {
-    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(metadata)
-        .ok()
-        .and_then(|m| m.get(cairn_core::CONTEXT_KEY).and_then(|v| v.as_str()).map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// Chunks (and whole-text chunks of chunkless items) lacking a current vector. `?1` model, `?2` dim.
@@ -369,6 +399,9 @@ fn put_file(tx: &rusqlite::Transaction<'_>, f: &FileState) -> Result<()> {
 
 impl Store for SqliteStore {
     fn apply(&mut self, writes: &[Write], source: &str) -> Result<u64> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.apply(writes, source);
+        }
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         for w in writes {
             match w {
@@ -406,12 +439,18 @@ impl Store for SqliteStore {
     }
 
     fn get_item(&self, id: &str) -> Result<Option<Item>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.get_item(id);
+        }
         let mut stmt =
             self.conn.prepare_cached(&format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = ?1"))?;
         stmt.query_row([id], decode_item).optional()?.transpose()
     }
 
     fn chunks(&self, item_id: &str) -> Result<Vec<Chunk>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.chunks(item_id);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT id, item_id, ordinal, heading, text, provenance, content_hash FROM chunks \
              WHERE item_id = ?1 ORDER BY ordinal",
@@ -421,6 +460,9 @@ impl Store for SqliteStore {
     }
 
     fn file_states(&self) -> Result<BTreeMap<String, FileState>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.file_states();
+        }
         let mut stmt = self.conn.prepare("SELECT path, item_id, size, mtime_ns, content_hash FROM files")?;
         let rows = stmt.query_map([], |r| {
             Ok(FileState {
@@ -440,6 +482,9 @@ impl Store for SqliteStore {
     }
 
     fn tag_vocabulary(&self) -> Result<Vec<(String, u64)>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.tag_vocabulary();
+        }
         let mut stmt = self
             .conn
             .prepare("SELECT tag, count(*) FROM item_tags WHERE explicit = 1 GROUP BY tag ORDER BY tag")?;
@@ -448,6 +493,9 @@ impl Store for SqliteStore {
     }
 
     fn public_tag_vocabulary(&self) -> Result<Vec<(String, u64)>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.public_tag_vocabulary();
+        }
         let mut stmt = self.conn.prepare(
             "SELECT t.tag, count(*) FROM item_tags t JOIN items i ON i.id = t.item_id \
              WHERE t.explicit = 1 AND i.audience = 'public' GROUP BY t.tag ORDER BY t.tag",
@@ -457,6 +505,9 @@ impl Store for SqliteStore {
     }
 
     fn explicit_tags(&self, item_id: &str) -> Result<Vec<String>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.explicit_tags(item_id);
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT tag FROM item_tags WHERE item_id = ?1 AND explicit = 1 ORDER BY tag")?;
@@ -465,6 +516,9 @@ impl Store for SqliteStore {
     }
 
     fn record_turn(&mut self, turn: &TurnRecord, chunks: Vec<Chunk>) -> Result<TurnOutcome> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.record_turn(turn, chunks);
+        }
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: Option<String> = tx
             .query_row(
@@ -494,6 +548,9 @@ impl Store for SqliteStore {
     }
 
     fn previous_turn(&self, session_key: &str, ts: Millis, turn_id: &str) -> Result<Option<Item>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.previous_turn(session_key, ts, turn_id);
+        }
         let item_id: Option<String> = self
             .conn
             .prepare_cached(
@@ -509,6 +566,9 @@ impl Store for SqliteStore {
     }
 
     fn changes_since(&self, seq: u64) -> Result<Vec<Change>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.changes_since(seq);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT max(seq), item_id, op FROM ingest_log WHERE seq > ?1 GROUP BY item_id ORDER BY max(seq)",
         )?;
@@ -524,12 +584,18 @@ impl Store for SqliteStore {
     }
 
     fn last_seq(&self) -> Result<u64> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.last_seq();
+        }
         let seq: i64 =
             self.conn.query_row("SELECT coalesce(max(seq), 0) FROM ingest_log", [], |r| r.get(0))?;
         Ok(seq as u64)
     }
 
     fn forgettable(&self, session_key: Option<&str>, before: Option<Millis>) -> Result<Vec<String>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.forgettable(session_key, before);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT id FROM items WHERE json_extract(provenance, '$.type') != 'file' \
              AND (?1 IS NULL OR json_extract(provenance, '$.session_key') = ?1) \
@@ -540,6 +606,9 @@ impl Store for SqliteStore {
     }
 
     fn for_each_item(&self, f: &mut dyn FnMut(Item, Vec<Chunk>) -> Result<()>) -> Result<()> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.for_each_item(f);
+        }
         let mut items = self.conn.prepare(&format!("SELECT {ITEM_COLUMNS} FROM items ORDER BY id"))?;
         let mut chunk_stmt = self.conn.prepare(
             "SELECT id, item_id, ordinal, heading, text, provenance, content_hash FROM chunks ORDER BY item_id, ordinal",
@@ -573,12 +642,18 @@ impl Store for SqliteStore {
     }
 
     fn begin_harvest(&mut self, root: &str, at: Millis) -> Result<i64> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.begin_harvest(root, at);
+        }
         self.conn
             .execute("INSERT INTO harvest_runs (started_at, root) VALUES (?1, ?2)", params![at, root])?;
         Ok(self.conn.last_insert_rowid())
     }
 
     fn finish_harvest(&mut self, run: i64, at: Millis, summary: &serde_json::Value) -> Result<()> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.finish_harvest(run, at, summary);
+        }
         self.conn.execute(
             "UPDATE harvest_runs SET finished_at = ?1, summary = ?2 WHERE id = ?3",
             params![at, summary.to_string(), run],
@@ -587,6 +662,9 @@ impl Store for SqliteStore {
     }
 
     fn status(&self) -> Result<StoreStatus> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.status();
+        }
         let count =
             |sql: &str| -> Result<u64> { Ok(self.conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
         let group = |sql: &str| -> Result<BTreeMap<String, u64>> {
@@ -627,6 +705,9 @@ impl Store for SqliteStore {
     }
 
     fn pending_vectors(&self, model_id: &str, dim: usize, limit: usize) -> Result<Vec<PendingChunk>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.pending_vectors(model_id, dim, limit);
+        }
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT p.chunk_id, p.item_id, p.title, p.heading, p.text, p.content_hash, p.metadata \
              {PENDING_FROM} ORDER BY p.item_id, p.ordinal LIMIT ?3"
@@ -647,6 +728,9 @@ impl Store for SqliteStore {
     }
 
     fn vector_status(&self, model_id: &str, dim: usize) -> Result<VectorStatus> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.vector_status(model_id, dim);
+        }
         let pending: i64 = self.conn.query_row(
             &format!("SELECT count(*) {PENDING_FROM}"),
             params![model_id, dim as i64],
@@ -661,6 +745,9 @@ impl Store for SqliteStore {
     }
 
     fn put_vectors(&mut self, model_id: &str, vectors: &[NewVector]) -> Result<usize> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.put_vectors(model_id, vectors);
+        }
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut written = 0;
         {
@@ -707,6 +794,9 @@ impl Store for SqliteStore {
         vseq: u64,
         f: &mut dyn FnMut(StoredVector),
     ) -> Result<u64> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.vectors_since(model_id, dim, vseq, f);
+        }
         let mut stmt =
             self.conn.prepare_cached(&format!("{VECTOR_SELECT} AND v.vseq > ?3 ORDER BY v.vseq"))?;
         let mut last = vseq;
@@ -725,6 +815,9 @@ impl Store for SqliteStore {
     }
 
     fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>> {
+        if let Some(shared) = self.shared.as_ref() {
+            return shared.item_vectors(model_id, dim, item_id);
+        }
         let mut stmt =
             self.conn.prepare_cached(&format!("{VECTOR_SELECT} AND v.item_id = ?3 ORDER BY v.vseq"))?;
         let rows = stmt.query_map(params![model_id, dim as i64, item_id], |r| decode_vector(r, dim))?;

@@ -159,6 +159,9 @@ impl SqliteStore {
 
     /// The ids of the last `k` turns captured in `session_key` (`(turn id, item id)`), oldest first.
     pub fn last_turns(&self, session_key: &str, k: usize) -> Result<Vec<(String, String)>> {
+        if let Some(shared) = &self.shared {
+            return shared.last_turns(session_key, k);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT turn_id, item_id FROM turns WHERE session_key = ?1 ORDER BY ts DESC, turn_id DESC LIMIT ?2",
         )?;
@@ -170,6 +173,9 @@ impl SqliteStore {
 
     /// Every session the store has captured turns of: `(key, turns, last seen)`.
     pub fn session_summaries(&self) -> Result<Vec<(String, u64, Millis)>> {
+        if let Some(shared) = &self.shared {
+            return shared.session_summaries();
+        }
         let mut stmt =
             self.conn.prepare_cached("SELECT key, turns, last_seen FROM sessions ORDER BY last_seen, key")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?)))?;

@@ -1,6 +1,6 @@
 //! Fixtures shared by Cairn's tests and benchmarks: an [`Item`] builder, the one chunk of an item
-//! ([`chunk_of`]), the [`Hit`] of that chunk, and [`copy_dir`] for copying a workspace or config. A
-//! dev-dependency only: no library depends on it.
+//! ([`chunk_of`]), the [`Hit`] of that chunk, [`copy_dir`] for copying a workspace or config, and a
+//! throw-away PostgreSQL server ([`postgres::server`]). A dev-dependency only: no library depends on it.
 //!
 //! ```
 //! use cairn_core::{Audience, ItemKind};
@@ -17,6 +17,8 @@
 //! assert_eq!((chunks[0].id.as_str(), chunks[0].text.as_str()), ("fact:boat#0", item.text.as_str()));
 //! ```
 #![warn(missing_docs)]
+
+pub mod postgres;
 
 use std::path::Path;
 

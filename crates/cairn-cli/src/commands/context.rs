@@ -165,7 +165,7 @@ pub(crate) fn context(args: ContextArgs, settings: &Settings) -> anyhow::Result<
 }
 
 pub(crate) fn reindex(args: ReindexArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    if !settings.store_path().exists() {
+    if !settings.has_store() {
         anyhow::bail!(
             "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
             settings.store_path().display()

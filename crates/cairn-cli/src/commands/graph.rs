@@ -293,7 +293,7 @@ pub(crate) fn link(args: LinkArgs, settings: &Settings) -> anyhow::Result<ExitCo
 /// The engine over an existing store (`graph` commands never create one).
 pub(crate) fn open(settings: &Settings) -> anyhow::Result<cairn_engine::Engine> {
     let store_path = settings.store_path();
-    if !store_path.exists() {
+    if !settings.has_store() {
         anyhow::bail!(
             "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
             store_path.display()

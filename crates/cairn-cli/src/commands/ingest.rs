@@ -369,7 +369,7 @@ pub(crate) fn harvest_and_follow(settings: &Settings, engine: &Engine, stop: &At
 pub(crate) fn status(args: StatusArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     let path = settings.store_path();
     let reviews = cairn_aci::draft::pending(&settings.workspace.join(&settings.aci.queue_file));
-    if !path.exists() {
+    if !settings.has_store() {
         // Drafts can await review before anything was harvested.
         for r in &reviews {
             outln!("review:    {}", r.trim_start_matches("- [ ] "));

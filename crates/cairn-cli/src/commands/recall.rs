@@ -128,7 +128,7 @@ struct RecallOutput<'a> {
 }
 
 pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
-    if !settings.store_path().exists() {
+    if !settings.has_store() {
         anyhow::bail!(
             "no store at `{}`\n\nhint: run `cairn harvest` first, or pass `--data-dir`",
             settings.store_path().display()

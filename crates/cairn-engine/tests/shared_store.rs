@@ -1,0 +1,120 @@
+//! Several hosts on one shared store (`[store] url`), on a real PostgreSQL server: what one host
+//! captures, ingests or forgets, another serves after catching up (`refresh_derived`, what the daemon
+//! runs every `serve.derive_ms`), each with its own data dir for indexes and serving state.
+
+use std::path::Path;
+
+use cairn_engine::{Caller, Engine, EngineConfig, Forget, IngestNote};
+use cairn_ingest::{CaptureOutcome, HarvestRequest, NoProgress, TurnInput};
+
+fn config(data: &Path, url: &str) -> EngineConfig {
+    let mut cfg = EngineConfig::new(data);
+    cfg.embed.provider = cairn_embed::EmbedProvider::None;
+    cfg.store.url = Some(url.to_owned());
+    cfg
+}
+
+fn found(engine: &Engine, query: &str) -> Vec<String> {
+    let scope = engine.scope_for(Caller::Owner, None);
+    engine.search(query, scope, 10).into_iter().map(|h| h.item_id).collect()
+}
+
+fn turn(user: &str, assistant: &str) -> TurnInput {
+    TurnInput {
+        session_key: "agent:main:main".into(),
+        turn_id: Some("t1".into()),
+        user: Some(user.into()),
+        assistant: Some(assistant.into()),
+        ..Default::default()
+    }
+}
+
+fn local_items(data: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(data.join("cairn.sqlite")).unwrap();
+    conn.query_row("SELECT count(*) FROM items", [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn hosts_share_one_memory() {
+    let Some(server) = cairn_test::postgres::server("hosts_share_one_memory") else { return };
+    let url = server.create_db();
+    let dir = tempfile::tempdir().unwrap();
+    let (a_dir, b_dir) = (dir.path().join("a"), dir.path().join("b"));
+    let a = Engine::open(config(&a_dir, &url)).unwrap();
+    let b = Engine::open(config(&b_dir, &url)).unwrap();
+
+    // Host A harvests a memory file, captures a turn and ingests a note.
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(ws.join("memory")).unwrap();
+    std::fs::write(ws.join("memory/heron.md"), "# Heron\n\nThe grey heron nests by the north lake.\n")
+        .unwrap();
+    let req = HarvestRequest { root: ws, paths: vec![], dry_run: false, force: false };
+    a.harvest(&req, &NoProgress, &NoProgress).unwrap();
+    let captured =
+        a.capture(&turn("Where is the sailing boat moored?", "At pier nine, by the lighthouse.")).unwrap();
+    let CaptureOutcome::Stored { item_id: turn_id, .. } = captured else { panic!("{captured:?}") };
+    let note = a
+        .ingest(&IngestNote { text: "The kayak is stored in the red shed.".into(), ..Default::default() })
+        .unwrap();
+    assert!(found(&a, "lighthouse pier").contains(&turn_id));
+
+    // Host B serves all of it once it caught up with the shared log; nothing of it is in B's file.
+    let report = b.refresh_derived();
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(found(&b, "lighthouse pier").contains(&turn_id), "a turn captured on A is recalled on B");
+    assert!(found(&b, "kayak shed").contains(&note));
+    assert!(!found(&b, "grey heron").is_empty(), "a file harvested on A is recalled on B");
+    assert_eq!(local_items(&b_dir), 0, "the memory is on the server, not in B's file");
+    assert_eq!(local_items(&a_dir), 0);
+
+    // The same turn captured again through B is a duplicate: captures are idempotent across hosts.
+    let again =
+        b.capture(&turn("Where is the sailing boat moored?", "At pier nine, by the lighthouse.")).unwrap();
+    assert!(matches!(again, CaptureOutcome::Duplicate { .. }), "{again:?}");
+
+    // Forgetting on B removes the rows for every host.
+    let scope = b.scope_for(Caller::Owner, None);
+    let forgot = b.forget(&Forget { ids: vec![note.clone()], ..Default::default() }, &scope).unwrap();
+    assert_eq!(forgot.items, [note.as_str()]);
+    assert!(!found(&b, "kayak shed").contains(&note));
+    a.refresh_derived();
+    assert!(!found(&a, "kayak shed").contains(&note), "A follows the deletion");
+
+    // A third host, a one-shot command on a new data dir, reads the shared memory at once.
+    let c = Engine::open_lazy(config(&dir.path().join("c"), &url));
+    assert!(found(&c, "lighthouse pier").contains(&turn_id));
+}
+
+#[test]
+fn an_unreachable_shared_store_is_an_error_not_an_empty_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    // A socket directory with no server in it.
+    let url = format!("postgres://cairn@{}/cairn", dir.path().display().to_string().replace('/', "%2F"));
+    let Err(err) = Engine::open(config(&dir.path().join("a"), &url)) else { panic!("no server: no engine") };
+    assert!(err.to_string().contains("cannot connect"), "{err}");
+}
+
+#[test]
+fn a_data_dir_follows_one_store() {
+    let Some(server) = cairn_test::postgres::server("a_data_dir_follows_one_store") else { return };
+    let (first, second) = (server.create_db(), server.create_db());
+    let dir = tempfile::tempdir().unwrap();
+    // A data dir of a single-host store: its index follows its own log, not the server's.
+    let single = dir.path().join("single");
+    let mut cfg = EngineConfig::new(&single);
+    cfg.embed.provider = cairn_embed::EmbedProvider::None;
+    let e = Engine::open(cfg).unwrap();
+    e.ingest(&IngestNote { text: "A note kept on this host only.".into(), ..Default::default() }).unwrap();
+    drop(e);
+    let Err(err) = Engine::open(config(&single, &first)) else {
+        panic!("a single-host data dir was attached")
+    };
+    assert!(err.to_string().contains("single-host store"), "{err}");
+
+    // A data dir that followed one shared store does not follow another.
+    let host = dir.path().join("host");
+    drop(Engine::open(config(&host, &first)).unwrap());
+    drop(Engine::open(config(&host, &first)).unwrap());
+    let Err(err) = Engine::open(config(&host, &second)) else { panic!("a data dir switched shared stores") };
+    assert!(err.to_string().contains("another shared store"), "{err}");
+}
