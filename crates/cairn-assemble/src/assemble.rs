@@ -694,6 +694,7 @@ impl<'a> Assembler<'a> {
                         level: *level,
                         tokens: t,
                         score: c.hit.score,
+                        parts: c.hit.parts.clone(),
                         title: title(c),
                     });
                 }
@@ -704,6 +705,7 @@ impl<'a> Assembler<'a> {
                     reason: *reason,
                     duplicate_of: first.map(|f| self.cands[f].hit.chunk_id.clone()),
                     score: c.hit.score,
+                    parts: c.hit.parts.clone(),
                     title: title(c),
                 }),
                 State::Pending => unreachable!("every candidate is placed or excluded"),

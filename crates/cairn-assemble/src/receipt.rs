@@ -107,6 +107,10 @@ pub struct Included {
     pub tokens: usize,
     /// Fused recall score.
     pub score: f32,
+    /// Its score parts by lane, before weighting (as [`cairn_core::Hit::parts`]): numbers only, so
+    /// they are kept in redacted receipts too.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parts: std::collections::BTreeMap<String, f32>,
     /// Title, only when the request was not redacted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -128,6 +132,10 @@ pub struct Excluded {
     pub duplicate_of: Option<String>,
     /// Fused recall score.
     pub score: f32,
+    /// Its score parts by lane, before weighting (as [`cairn_core::Hit::parts`]): numbers only, so
+    /// they are kept in redacted receipts too.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parts: std::collections::BTreeMap<String, f32>,
     /// Title, only when the request was not redacted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,

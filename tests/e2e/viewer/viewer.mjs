@@ -162,6 +162,11 @@ try {
   await page.click(`#sessions .session[data-key="${MAIN}"]`);
   await page.waitForSelector(".turn .graph-candidates");
   assert.ok(await page.isVisible(".receipt-included"), "the receipt's inclusions");
+  // Every inclusion shows its lane parts, as the receipt carries them.
+  const first = turns.turns.at(-1).trace.receipt.included[0];
+  assert.ok(first.parts && Object.keys(first.parts).length > 0, "the receipt's entries carry lane parts");
+  const laneCell = await page.locator(".turn:last-child .receipt-included tbody tr").first().locator("td").last().innerText();
+  for (const lane of Object.keys(first.parts)) assert.ok(laneCell.includes(lane), `lane ${lane} in "${laneCell}"`);
   await page.screenshot({ path: path.join(SHOTS, "viewer-turns.png") });
   await page.click(`.turn:last-child .show-path[data-node="${inclusion.node}"]`);
   assert.ok(await page.isVisible("#cy"), "back on the graph");

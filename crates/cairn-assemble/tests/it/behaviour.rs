@@ -292,3 +292,21 @@ fn both_encodings_hold_the_budget() {
         }
     }
 }
+
+#[test]
+fn receipt_entries_carry_their_lane_parts_redacted_or_not() {
+    for redact in [false, true] {
+        let mut req = request(4000);
+        req.options.redact = redact;
+        req.topic[0].parts = [("lexical".to_owned(), 1.0), ("vector".to_owned(), 0.41)].into_iter().collect();
+        let a = run(&req);
+        let id = &req.topic[0].chunk_id;
+        let entry = a.receipt.included.iter().find(|e| &e.chunk_id == id).expect("the first hit is included");
+        assert_eq!(entry.parts, req.topic[0].parts, "redact {redact}");
+        // An entry with no parts serialises without the field.
+        let json = serde_json::to_value(&a.receipt).unwrap();
+        let other =
+            json["included"].as_array().unwrap().iter().find(|e| e["chunk_id"] != id.as_str()).unwrap();
+        assert!(other.get("parts").is_none(), "{other}");
+    }
+}

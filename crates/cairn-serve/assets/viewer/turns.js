@@ -94,12 +94,14 @@ Cairn.TurnsView = class {
     }
     const c = r.candidates || {};
     parts.push(Cairn.el("h4", {}, "candidates: " + c.total + " (topic " + c.topic + ", recent " + c.recent + ")"));
-    parts.push(Cairn.table(["", "chunk", "item", "layer", "level", "tokens", "score"],
-      (r.included || []).map((x) => [Cairn.el("span", { class: "included" }, "included"), x.title || x.chunk_id, x.item_id, x.layer, x.level, x.tokens, x.score]),
+    // Each candidate's lane parts, before weighting ("lexical 1.0000, vector 0.3871").
+    const laneParts = (x) => Object.entries(x.parts || {}).map(([k, v]) => k + " " + Number(v).toFixed(4)).join(", ");
+    parts.push(Cairn.table(["", "chunk", "item", "layer", "level", "tokens", "score", "lanes"],
+      (r.included || []).map((x) => [Cairn.el("span", { class: "included" }, "included"), x.title || x.chunk_id, x.item_id, x.layer, x.level, x.tokens, x.score, laneParts(x)]),
       { class: "receipt-included" }));
-    parts.push(Cairn.table(["", "chunk", "layer", "why", "score"],
+    parts.push(Cairn.table(["", "chunk", "layer", "why", "score", "lanes"],
       (r.excluded || []).map((x) => [Cairn.el("span", { class: "excluded" }, "excluded"), x.title || x.chunk_id, x.layer,
-        x.reason + (x.duplicate_of ? " of " + x.duplicate_of : ""), x.score]),
+        x.reason + (x.duplicate_of ? " of " + x.duplicate_of : ""), x.score, laneParts(x)]),
       { class: "receipt-excluded" }));
     if (r.tokens) {
       const t = r.tokens;
