@@ -128,6 +128,7 @@ async fn the_viewer_api_answers_what_the_cli_does_in_the_callers_scope() {
         !body.contains("which estuary") && !body.contains("heronries"),
         "no prompt, no block text: {body}"
     );
+    assert!(list[1].get("block").is_none(), "{body}");
     let (code, body) = get(format!("/v1/sessions/{MAIN}/turns?session_key={GROUP}")).await;
     assert_eq!(code, 403, "{body}");
     let (code, body) = get(format!("/v1/sessions/{GROUP}/turns?session_key={GROUP}")).await;
@@ -196,4 +197,42 @@ async fn a_link_made_by_another_process_reaches_the_running_daemon() {
         "the daemon still serves the old graph"
     );
     assert_eq!(served, ok(&env, &["graph", "export"]));
+}
+
+/// With `serve.trace_blocks`, each traced turn keeps the block it injected (and still not the prompt).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn traced_turns_keep_their_blocks_when_asked() {
+    let env = common::Env::new(&["memory"]);
+    env.write(
+        "memory/herons.md",
+        "---\ntitle: Heron facts\ntags: [herons]\n---\nGrey herons nest in heronries.\n",
+    );
+    ok(&env, &["harvest"]);
+    let mut serve = cmd(&env);
+    serve.env("CAIRN_SERVE__TRACE_BLOCKS", "true");
+    let (child, url) = common::serve(serve);
+    let _daemon = common::Daemon(child);
+    let token = std::fs::read_to_string(env.data.join("serve.token")).unwrap();
+    let client = common::client(&token);
+    let turn: Value = client
+        .post(format!("{url}/v1/turn"))
+        .json(&json!({"session_key": MAIN, "prompt": "where do the herons nest?"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let injected = turn["prepend_context"].as_str().unwrap();
+    assert!(injected.contains("heronries"), "{turn}");
+    let body: Value = client
+        .get(format!("{url}/v1/sessions/{MAIN}/turns?session_key={MAIN}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["turns"][0]["block"], injected, "{body}");
+    assert!(!body.to_string().contains("where do the herons nest"), "no prompt: {body}");
 }

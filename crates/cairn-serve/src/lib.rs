@@ -74,6 +74,9 @@ pub struct ServeSettings {
     /// Turns kept per session for the turn inspector (`GET /v1/sessions/{key}/turns`): their
     /// classification, routing decision and trace, never the prompt or the block (0: none).
     pub turn_traces: usize,
+    /// Also keep each traced turn's injected block (the memory text the model was shown) for the turn
+    /// inspector. Off by default: the traces then hold no memory text at all.
+    pub trace_blocks: bool,
 }
 
 impl Default for ServeSettings {
@@ -92,6 +95,7 @@ impl Default for ServeSettings {
             max_prompt_bytes: cairn_engine::DEFAULT_MAX_PROMPT_BYTES,
             derive_ms: 250,
             turn_traces: 20,
+            trace_blocks: false,
         }
     }
 }
@@ -183,7 +187,7 @@ impl Daemon {
             engine,
             metrics,
             worker: worker.handle(),
-            turns: traces::TurnLog::new(options.turn_traces),
+            turns: traces::TurnLog::new(options.turn_traces, options.trace_blocks),
             options,
             started: Instant::now(),
         });

@@ -1,7 +1,8 @@
 //! The last turns each session was served, for the turn inspector (`GET /v1/sessions/{key}/turns`):
 //! per turn its time, the session's classification, the routing decision, the token count and the
-//! trace with its receipt. Redaction-safe: neither the prompt nor the injected block is kept, only ids,
-//! scores, reasons and what the receipt already shows. In memory only; a restart starts empty.
+//! trace with its receipt. Redaction-safe by default: neither the prompt nor the injected block is kept,
+//! only ids, scores, reasons and what the receipt already shows; `serve.trace_blocks` keeps the block
+//! too. In memory only; a restart starts empty.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -17,6 +18,8 @@ const MAX_SESSIONS: usize = 512;
 pub struct TurnLog {
     /// Turns kept per session (0: none).
     per_session: usize,
+    /// Whether each turn's injected block is kept.
+    blocks: bool,
     inner: Mutex<Sessions>,
 }
 
@@ -28,9 +31,9 @@ struct Sessions {
 }
 
 impl TurnLog {
-    /// A log keeping `per_session` turns of each session.
-    pub fn new(per_session: usize) -> TurnLog {
-        TurnLog { per_session, inner: Mutex::new(Sessions::default()) }
+    /// A log keeping `per_session` turns of each session, with their injected blocks when `blocks`.
+    pub fn new(per_session: usize, blocks: bool) -> TurnLog {
+        TurnLog { per_session, blocks, inner: Mutex::new(Sessions::default()) }
     }
 
     /// Keeps what `session_key` was served (its oldest turn goes beyond `per_session`).
@@ -38,7 +41,7 @@ impl TurnLog {
         if self.per_session == 0 {
             return;
         }
-        let entry = json!({
+        let mut entry = json!({
             "at_ms": at_ms,
             "session": resp.session,
             "intent": resp.intent,
@@ -46,6 +49,9 @@ impl TurnLog {
             "tokens": resp.tokens,
             "trace": resp.trace,
         });
+        if self.blocks {
+            entry["block"] = Value::String(resp.prepend_context.clone());
+        }
         let mut s = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(i) = s.order.iter().position(|k| k == session_key) {
             s.order.remove(i);

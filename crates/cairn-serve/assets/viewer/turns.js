@@ -78,7 +78,9 @@ Cairn.TurnsView = class {
         (tr.warnings || []).length ? [Cairn.el("dt", {}, "warnings"), Cairn.el("dd", {}, tr.warnings.join("; "))] : null),
       (route.trace || []).length ? [Cairn.el("h4", {}, "intent scores and routing trace"),
         Cairn.el("pre", { class: "mono" }, route.trace.join("\n"))] : null,
-      tr.receipt ? this.receipt(tr.receipt, tr.lanes) : Cairn.el("p", { class: "hint" }, "no receipt (no memory block was assembled)"));
+      tr.receipt ? this.receipt(tr.receipt, tr.lanes) : Cairn.el("p", { class: "hint" }, "no receipt (no memory block was assembled)"),
+      // The injected block, when the daemon keeps it (`serve.trace_blocks`).
+      typeof t.block === "string" ? [Cairn.el("h4", {}, "injected block"), Cairn.el("pre", { class: "mono injected-block" }, t.block || "(empty)")] : null);
   }
 
   receipt(r, turnLanes) {
