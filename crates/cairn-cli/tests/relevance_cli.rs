@@ -75,6 +75,23 @@ async fn a_prompt_about_nothing_in_memory_gets_nothing_from_every_surface() {
             .unwrap(),
     );
     assert_eq!(json_of(&out)["empty"], false, "{out}");
+    // A question about the asker meets the lower personal floor: it gets the note, and the receipt
+    // says why; a first-person how-to does not, and made-up words stay empty however they are asked.
+    let context = |q: &str| {
+        let (_, out, _) = common::output(&cmd().args(["context", q, "--format", "json"]).output().unwrap());
+        json_of(&out)
+    };
+    let v = context("What was suggested to stop me grinding my teeth while asleep?");
+    assert_eq!(v["empty"], false, "{v}");
+    let rel = &v["receipt"]["relevance"];
+    assert_eq!(rel["personal"], true, "{rel}");
+    assert!(rel["floor"].as_f64().unwrap() < 0.5 && rel["best"].as_f64().unwrap() < 0.5, "{rel}");
+    assert!(v["receipt"]["included"].to_string().contains("glen-whitaker.md"), "{v}");
+    let v = context("How do I reset my router to factory settings?");
+    assert_eq!(v["empty"], true, "{v}");
+    assert!(v["receipt"]["relevance"].get("personal").is_none(), "{v}");
+    let v = context(&format!("what is my {ABSENT}?"));
+    assert_eq!(v["empty"], true, "{v}");
     let (_, out, _) = common::output(&cmd().args(["recall", ABSENT, "--json"]).output().unwrap());
     assert_eq!(json_of(&out)["hits"], json!([]), "{out}");
 
@@ -163,12 +180,13 @@ fn the_labelled_workspace_keeps_its_figures() {
     let runs = eval(Some(&model));
     let d = |kind, field| figure(&runs, "default", kind, field);
     for (kind, least) in
-        [("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.58)]
+        [("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.63)]
     {
         assert!(d(kind, "hit") >= least, "{kind} hit@5 {} < {least}", d(kind, "hit"));
     }
     assert!(d("offtopic", "empty") >= 0.925, "off-topic empty {}", d("offtopic", "empty"));
     assert!(d("offtopic", "tokens") <= 100.0, "off-topic tokens {}", d("offtopic", "tokens"));
+    assert!(d("paraphrase", "empty") <= 0.1, "paraphrases with an empty block {}", d("paraphrase", "empty"));
     let runs = eval(None);
     let d = |kind, field| figure(&runs, "default", kind, field);
     assert!(d("offtopic", "empty") >= 0.95, "without a model: off-topic empty {}", d("offtopic", "empty"));

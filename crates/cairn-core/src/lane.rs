@@ -59,6 +59,9 @@ pub struct Relevance {
     /// talk, general knowledge); memory's lead over it is the query's affinity to memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub general: Option<f32>,
+    /// The query asks about the asker ("what does my sister do?"), so `floor` is the personal floor.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub personal: bool,
 }
 
 impl Relevance {

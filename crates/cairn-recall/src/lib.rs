@@ -75,6 +75,7 @@ pub use analyzer::{STOP_WORDS, analyze, content_words};
 pub use error::{Error, ErrorKind, Result};
 pub use index::{ChunkWriter, RecallIndex, SCHEMA_VERSION};
 pub use recall::{
-    ALL_LANES, COVERAGE_PART, Calibration, DEFAULT_FLOOR, ExternalScored, Fusion, LaneWeights, QueryWeights,
-    RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane, lane, score_external,
+    ALL_LANES, COVERAGE_PART, Calibration, DEFAULT_FLOOR, DEFAULT_PERSONAL_FLOOR, ExternalScored, Fusion,
+    LaneWeights, QueryWeights, RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane, lane,
+    score_external,
 };

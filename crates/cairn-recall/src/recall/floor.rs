@@ -31,11 +31,13 @@ impl Recaller {
     /// Sets the coverage part of the head of `fused` (in rank order), then empties `fused` when its
     /// best relevance is below the floor; says what it saw, and the query terms it found in the head
     /// (for the hits' `why`), and the query's terms with the weight each carries here (for hits from
-    /// outside the index; `None` when the lexical lane did not weigh them). `weights`: each of
-    /// `terms`' idf, when the lexical lane ran.
+    /// outside the index; `None` when the lexical lane did not weigh them). `text`: the query as
+    /// written (a question about the asker meets the personal floor); `weights`: each of `terms`'
+    /// idf, when the lexical lane ran.
     pub(super) fn apply_floor(
         &self,
         searcher: &Searcher,
+        text: &str,
         terms: &[QueryTerm],
         weights: Option<&TermWeights>,
         affinity: Option<Affinity>,
@@ -116,6 +118,13 @@ impl Recaller {
                 if report.unknown >= 0.999 { calibrated_cosine(a.nearest, &s.calibration) } else { lead };
             quantize(lead.min(alone))
         });
+        // A question about the asker meets the lower personal floor, unless memory uses none of its
+        // words (then it is about nothing memory knows, however it is phrased).
+        if floor > 0.0 && report.unknown < 0.999 && super::personal::about_the_asker(text) {
+            report.personal = true;
+            report.floor = floor.min(s.personal_floor.max(0.0));
+        }
+        let floor = report.floor;
         if let Some(a) = affinity {
             report.memory = Some(quantize(a.memory));
             report.general = Some(quantize(a.general));

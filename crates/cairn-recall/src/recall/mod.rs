@@ -16,6 +16,7 @@ mod floor;
 mod fusion;
 mod hits;
 mod lanes;
+mod personal;
 mod read_ahead;
 mod ties;
 mod topn;
@@ -203,6 +204,11 @@ pub struct RecallSettings {
     /// its best of coverage of the query, calibrated cosine, tags' share of the query, date fit)
     /// reaches it, recall has no hits, so a query about nothing in memory gets none. 0 turns it off.
     pub floor: f32,
+    /// The floor for a question about the asker's own life, things or wishes ("what does my sister
+    /// do?", "which antibiotic am I allergic to?"; not requests or how-tos: `personal.rs`), which a
+    /// personal memory is presumed to hold: the lower of this and `floor`. It applies only when some
+    /// word of the question occurs in scope.
+    pub personal_floor: f32,
     /// Public holidays recognised by name in date expressions (`us`, `uk`).
     pub holidays: Vec<String>,
     /// Candidates the lexical lane contributes when something can lift a lexical runner-up (at least
@@ -275,6 +281,7 @@ impl Default for RecallSettings {
             lanes: ALL_LANES.iter().map(|l| (*l).to_owned()).collect(),
             calibration: Calibration::default(),
             floor: DEFAULT_FLOOR,
+            personal_floor: DEFAULT_PERSONAL_FLOOR,
             holidays: vec!["us".to_owned(), "uk".to_owned()],
             lexical_pool: 50,
             vector_pool: 30,
@@ -290,6 +297,9 @@ impl Default for RecallSettings {
 /// The default relevance floor ([`RecallSettings::floor`]); see `BENCHMARKS.md` for the score
 /// distributions of on-topic and off-topic questions it was chosen from.
 pub const DEFAULT_FLOOR: f32 = 0.5;
+
+/// The default floor for questions about the asker ([`RecallSettings::personal_floor`]).
+pub const DEFAULT_PERSONAL_FLOOR: f32 = 0.2;
 
 /// One recall request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -494,7 +504,7 @@ impl Recaller {
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
         let Found { term_idf, warnings, affinity, .. } = &mut found;
         let (relevance, matched, weights) =
-            self.apply_floor(&searcher, &terms, term_idf.as_ref(), *affinity, &mut fused, warnings);
+            self.apply_floor(&searcher, &q.text, &terms, term_idf.as_ref(), *affinity, &mut fused, warnings);
         let weights = weights.unwrap_or_else(|| QueryWeights::uniform(&q.text));
         let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
         let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);

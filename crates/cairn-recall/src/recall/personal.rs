@@ -1,0 +1,94 @@
+//! Questions about the asker: "what does *my* sister do?", "which antibiotic *am I* allergic to?",
+//! "what should *you* call *me*?". Memory is the asker's own, so such a question is presumed to be
+//! about it, and the relevance floor is lower for it ([`RecallSettings::personal_floor`]). A request
+//! or a how-to in the first person ("how do I reset my router?", "tell me a joke", "should I learn
+//! Rust?") asks for general help instead, and is not one. English only: in other languages every
+//! question meets the ordinary floor.
+//!
+//! [`RecallSettings::personal_floor`]: super::RecallSettings::personal_floor
+
+/// Words that open a request or an instruction: the asker wants something done, not something
+/// remembered.
+const REQUEST_OPENERS: &[&str] = &[
+    "can",
+    "could",
+    "describe",
+    "explain",
+    "give",
+    "help",
+    "list",
+    "make",
+    "please",
+    "recommend",
+    "show",
+    "suggest",
+    "tell",
+    "will",
+    "would",
+    "write",
+];
+
+/// Verbs that, followed by `I` or `we`, ask what the asker did, was, has or does ("did I", "am I").
+const ASKER_AUXILIARIES: &[&str] = &["am", "did", "do", "does", "had", "have", "was", "were"];
+
+/// Whether `text` asks about the asker's own life, things or wishes (see the module docs).
+pub(crate) fn about_the_asker(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let first = |w: &str| words.first() == Some(&w);
+    let asker = |w: &str| w == "i" || w == "we";
+    if words.first().is_some_and(|w| REQUEST_OPENERS.contains(w)) {
+        return false;
+    }
+    // "how do I …", "how long should we …", "what should I …", "should I …": advice, not memory.
+    let advice = words.windows(2).any(|p| p[0] == "should" && asker(p[1]))
+        || (first("how") && words.iter().take(4).any(|w| asker(w)));
+    if advice {
+        return false;
+    }
+    let possessive = words.iter().any(|w| matches!(*w, "my" | "our" | "mine" | "ours"));
+    let asked = words.windows(2).any(|p| ASKER_AUXILIARIES.contains(&p[0]) && asker(p[1]));
+    let you_me = words.contains(&"you") && words.iter().any(|w| matches!(*w, "me" | "us"));
+    possessive || asked || you_me
+}
+
+#[cfg(test)]
+mod tests {
+    use super::about_the_asker;
+
+    #[test]
+    fn questions_about_the_asker() {
+        for q in [
+            "What does my sibling do for a living?",
+            "Which antibiotic am I allergic to?",
+            "What flowers am I putting in to attract insects?",
+            "What nickname should you use for me?",
+            "Where did we go for our anniversary?",
+            "What was suggested to stop me grinding my teeth while asleep?",
+            "Did I ever pay the plumber?",
+        ] {
+            assert!(about_the_asker(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn requests_how_tos_and_general_questions_are_not() {
+        for q in [
+            "How do I reset my router to factory settings?",
+            "How long should I boil an egg for a runny yolk?",
+            "Tell me a joke.",
+            "Give me a SQL query that finds duplicate rows in a table.",
+            "Can you check my essay for typos?",
+            "Should I learn Rust or Go?",
+            "What is the capital of Mongolia?",
+            "hi, how are you today?",
+            "Write me a short poem about the ocean.",
+            "",
+        ] {
+            assert!(!about_the_asker(q), "{q}");
+        }
+    }
+}
