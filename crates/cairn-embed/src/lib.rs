@@ -13,6 +13,7 @@ mod config;
 mod error;
 mod http;
 pub mod install;
+mod lines;
 mod local;
 mod models;
 mod ops;
@@ -23,6 +24,7 @@ pub mod testing;
 
 pub use error::{Error, Result};
 pub use http::{HttpEmbedder, HttpEmbedderConfig};
+pub use lines::{ChunkText, blend_lines, embed_chunks, embed_lines};
 pub use local::{DEFAULT_BATCH_SIZE, LocalEmbedder};
 pub use models::{DEFAULT_MODEL, ModelInfo, default_model_dir, installed_models, model_dir, user_models_dir};
 pub use settings::{

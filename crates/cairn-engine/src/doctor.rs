@@ -460,7 +460,8 @@ fn check_vectors(store: Option<&SqliteStore>, model: &ModelState) -> Check {
         ModelState::Loaded(e) => e,
     };
     let Some(store) = store else { return Check::unchecked(NAME, NO_STORE) };
-    let id = embedder.model_id();
+    let key = crate::vectors::vector_key(embedder.as_ref());
+    let id = key.as_str();
     match store.vector_status(id, embedder.dim()) {
         Ok(st) if st.pending == 0 => Check::ok(NAME, format!("{} chunks embedded with `{id}`", st.current)),
         Ok(st) => Check::warn(

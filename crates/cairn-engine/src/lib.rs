@@ -87,7 +87,9 @@ pub use portable::{EXPORT_FORMAT, EXPORT_VERSION, PortableReport, Record};
 pub use remote::REMOTE_LANE;
 pub use session::{SessionEntry, SessionStates};
 pub use sources::{MAX_SOURCE_HITS, SourceAnswer, SourceError, SourceRequest};
-pub use vectors::{EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors};
+pub use vectors::{
+    EmbedReport, embed_pending, embed_some, embed_text, load_vectors, sync_vectors, vector_key,
+};
 
 /// The settings sections an [`EngineConfig`] is built from, in one place for adapters.
 pub mod settings {

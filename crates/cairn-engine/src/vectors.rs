@@ -4,7 +4,7 @@
 use std::sync::{Arc, RwLock};
 
 use cairn_core::Progress;
-use cairn_embed::{EmbedKind, Embedder};
+use cairn_embed::{ChunkText, Embedder};
 use cairn_store::{NewVector, PendingChunk, Store};
 use cairn_vector::{VectorIndex, VectorSettings};
 use serde::Serialize;
@@ -20,6 +20,10 @@ pub struct EmbedReport {
     pub embedded: usize,
     /// Chunks still lacking a vector afterwards (retried next run).
     pub pending: u64,
+    /// Vectors dropped because they were stored by an older way of embedding with this model (once
+    /// every chunk has its vector under the current one, [`vector_key`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retired: usize,
     /// Why the run stopped early (the embedder failed); the items themselves are stored regardless.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -32,16 +36,37 @@ pub fn embed_text(p: &PendingChunk) -> String {
     cairn_core::embed_text(&p.title, &p.heading, &p.text, &p.context)
 }
 
+/// What vectors are stored under for `embedder`: its model id and the recipe that turned its
+/// embeddings into chunk vectors (each chunk's whole text blended with its lines,
+/// [`cairn_embed::blend_lines`]). A store embedded by an older recipe is re-embedded under the new key,
+/// and the old vectors are dropped once every chunk has a new one.
+pub fn vector_key(embedder: &dyn Embedder) -> String {
+    format!("{}{LINES_RECIPE}", embedder.model_id())
+}
+
+/// The suffix of [`vector_key`] for vectors blended with their chunk's lines.
+const LINES_RECIPE: &str = "+lines";
+
 /// Embeds every chunk of `store` without a current vector under `embedder`'s model, `batch` texts per
 /// call, storing each batch as it completes. An embedder failure stops the run with the error in the
 /// report (vectors already stored stay; the rest stay pending); only store failures are errors.
+/// Once every chunk has its vector under [`vector_key`], the vectors stored by the way of embedding
+/// before it (under the bare model id) are dropped.
 pub fn embed_pending(
     store: &mut dyn Store,
     embedder: &dyn Embedder,
     batch: usize,
     progress: &dyn Progress,
 ) -> Result<EmbedReport> {
-    embed_some(store, embedder, batch, u64::MAX, progress)
+    let mut report = embed_some(store, embedder, batch, u64::MAX, progress)?;
+    if report.pending == 0 && report.error.is_none() {
+        report.retired = store.drop_vectors(embedder.model_id())?;
+    }
+    Ok(report)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// [`embed_pending`], stopping after about `most` chunks (whole batches): a daemon embeds a backlog a
@@ -53,7 +78,7 @@ pub fn embed_some(
     most: u64,
     progress: &dyn Progress,
 ) -> Result<EmbedReport> {
-    let model = embedder.model_id().to_owned();
+    let model = vector_key(embedder);
     let dim = embedder.dim();
     let batch = batch.max(1);
     let mut report = EmbedReport { model_id: model.clone(), ..Default::default() };
@@ -65,14 +90,13 @@ pub fn embed_some(
         if chunks.is_empty() {
             break;
         }
-        let texts: Vec<String> = chunks.iter().map(embed_text).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = match embedder.embed(&refs, EmbedKind::Document) {
-            Ok(v) if v.len() != chunks.len() => {
-                report.error =
-                    Some(format!("the embedder returned {} vectors for {} texts", v.len(), chunks.len()));
-                break;
-            }
+        let wholes: Vec<String> = chunks.iter().map(embed_text).collect();
+        let texts: Vec<ChunkText<'_>> = chunks
+            .iter()
+            .zip(&wholes)
+            .map(|(c, whole)| ChunkText { whole, title: &c.title, text: &c.text })
+            .collect();
+        let vectors = match cairn_embed::embed_chunks(embedder, &texts) {
             Ok(v) => v,
             Err(e) => {
                 report.error = Some(e.to_string());
@@ -116,7 +140,7 @@ pub fn load_vectors(
     embedder: &dyn Embedder,
     settings: VectorSettings,
 ) -> Result<Arc<RwLock<VectorIndex>>> {
-    let index = VectorIndex::load(store, embedder.model_id(), embedder.dim(), settings)?;
+    let index = VectorIndex::load(store, &vector_key(embedder), embedder.dim(), settings)?;
     Ok(Arc::new(RwLock::new(index)))
 }
 

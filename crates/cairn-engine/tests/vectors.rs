@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use cairn_core::NoProgress;
 use cairn_core::{Audience, Chunk, Item, ItemKind, LaneStatus, Scope};
 use cairn_embed::{EmbedKind, Embedder, LocalEmbedder};
-use cairn_engine::{embed_pending, load_vectors, sync_index, sync_vectors};
+use cairn_engine::{embed_pending, load_vectors, sync_index, sync_vectors, vector_key};
 use cairn_recall::{RecallIndex, RecallQuery, RecallSettings, Recaller, VectorLane, lane};
 use cairn_store::{SqliteStore, Store, Write};
 use cairn_vector::VectorSettings;
@@ -72,6 +72,7 @@ fn embeds_once_and_again_only_on_change() {
     }
     let r = embed_pending(&mut store, &*e, 3, &NoProgress).unwrap();
     assert_eq!((r.embedded, r.pending, r.error.as_deref()), (7, 0, None));
+    // One-line notes: their whole text only.
     assert_eq!(e.texts.load(Ordering::SeqCst), 7);
     let vectors = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
     assert_eq!(vectors.read().unwrap().len(), 7);
@@ -96,6 +97,82 @@ fn embeds_once_and_again_only_on_change() {
     assert_eq!(v.len(), 6);
     assert!(v.vector("n3#0").is_none());
     assert!(v.vector("n2#0").is_some());
+}
+
+#[test]
+fn a_chunk_of_several_lines_is_embedded_whole_and_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_embedder(dir.path());
+    let mut store = SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
+    let text = "- Eno River Animal Hospital, Durham.\n- ok\n- Open Monday to Friday 7:30 to 18:00.";
+    put(&mut store, "vet", "Dr. Raman", text, Audience::Public);
+    put(&mut store, "one", "Note", "the cat sat on the mat", Audience::Public);
+    let r = embed_pending(&mut store, &*e, 8, &NoProgress).unwrap();
+    assert_eq!((r.embedded, r.pending), (2, 0));
+    // One text for the one-line note; three for the other (whole, and its two lines of substance).
+    assert_eq!(e.texts.load(Ordering::SeqCst), 4);
+    let key = vector_key(&*e);
+    assert_eq!(key, format!("{}+lines", e.model_id()));
+    let stored = store.item_vectors(&key, e.dim(), "vet").unwrap();
+    let whole = e
+        .inner
+        .embed(
+            &["Dr. Raman\n".to_owned() + text].iter().map(String::as_str).collect::<Vec<_>>(),
+            EmbedKind::Document,
+        )
+        .unwrap();
+    let lines = e
+        .inner
+        .embed(
+            &[
+                "Dr. Raman: Eno River Animal Hospital, Durham.",
+                "Dr. Raman: Open Monday to Friday 7:30 to 18:00.",
+            ],
+            EmbedKind::Document,
+        )
+        .unwrap();
+    let want = cairn_embed::blend_lines(&whole[0], &lines);
+    assert_eq!(stored.len(), 1);
+    let cos: f32 = stored[0].vector.iter().zip(&want).map(|(a, b)| a * b).sum();
+    assert!(cos > 0.9999, "stored vector is the blend (cosine {cos})");
+    assert!(stored[0].vector.iter().zip(&whole[0]).map(|(a, b)| a * b).sum::<f32>() < 0.9999);
+}
+
+#[test]
+fn vectors_of_the_way_of_embedding_before_are_dropped_once_every_chunk_has_a_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_embedder(dir.path());
+    let mut store = SqliteStore::open(&dir.path().join("s.sqlite")).unwrap();
+    for i in 0..3 {
+        put(&mut store, &format!("n{i}"), "Note", &format!("the cat sat on the mat {i}"), Audience::Public);
+    }
+    // Vectors stored under the bare model id, as before chunks were blended with their lines, and
+    // another model's, which stay.
+    for (model, dim) in [(e.model_id().to_owned(), e.dim()), ("other-model".to_owned(), 3)] {
+        let old: Vec<cairn_store::NewVector> = store
+            .pending_vectors(&model, dim, 10)
+            .unwrap()
+            .into_iter()
+            .map(|c| cairn_store::NewVector {
+                chunk_id: c.chunk_id,
+                item_id: c.item_id,
+                content_hash: c.content_hash,
+                vector: vec![1.0; dim],
+            })
+            .collect();
+        assert_eq!(store.put_vectors(&model, &old).unwrap(), 3);
+    }
+    // Stopped early: the old vectors stay (a half-embedded store still has them to serve).
+    e.fail.store(true, Ordering::SeqCst);
+    let r = embed_pending(&mut store, &*e, 2, &NoProgress).unwrap();
+    assert_eq!((r.embedded, r.retired), (0, 0));
+    assert_eq!(store.vector_status(e.model_id(), e.dim()).unwrap().current, 3);
+    e.fail.store(false, Ordering::SeqCst);
+    let r = embed_pending(&mut store, &*e, 2, &NoProgress).unwrap();
+    assert_eq!((r.embedded, r.pending, r.retired), (3, 0, 3));
+    assert_eq!(store.vector_status(e.model_id(), e.dim()).unwrap().current, 0);
+    assert_eq!(store.vector_status(&vector_key(&*e), e.dim()).unwrap().current, 3);
+    assert_eq!(store.vector_status("other-model", 3).unwrap().current, 3, "another model's vectors stay");
 }
 
 #[test]

@@ -214,7 +214,7 @@ fn emit_cjk(text: &str, from: usize, to: usize, emit: &mut impl FnMut(&str, usiz
 /// coverage leaves them out (`floor.rs`). As written; [`framing`] holds their analysed terms.
 const FRAMING_WORDS: &str = "what's whats who's how's where's when's current currently status update updates     latest recent recently new news happen happened happening going go goes anything something everything     nothing thing things stuff should shall would could might must may can keep mind remember remind     recall know tell say said ask asked think thought want need like just also again still ever much many     more most extra lot lots bit kind sort way please thanks thank hi hello hey ok okay yes no sure good     great cool nice fine well right really very night morning evening afternoon bye goodbye catch up     give get got make made let look find show explain help detail details info information that's \
     it's there's all today tonight tomorrow yesterday day days week weeks weekend month months year years \
-    ago last next";
+    ago last next now";
 
 /// The analysed terms of [`FRAMING_WORDS`], sorted.
 pub(crate) fn framing() -> &'static [String] {

@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance, Scope, content_hash, embed_text};
-use cairn_embed::{EmbedKind, Embedder};
+use cairn_embed::{ChunkText, EmbedKind, Embedder};
 use cairn_vector::{VectorIndex, VectorSettings};
 use serde::{Deserialize, Serialize};
 
@@ -364,14 +364,18 @@ pub fn evaluate_runs(
         Some(cache) => {
             let e = cache.clone();
             let mut vindex = VectorIndex::new(e.model_id(), e.dim(), opts.vector.clone());
-            let texts: Vec<String> = items
+            let wholes: Vec<String> = items
                 .iter()
                 .map(|(item, c)| embed_text(&item.title, &c.heading, &c.text, item.context().unwrap_or("")))
                 .collect();
+            let texts: Vec<ChunkText<'_>> = items
+                .iter()
+                .zip(&wholes)
+                .map(|((item, c), whole)| ChunkText { whole, title: &item.title, text: &c.text })
+                .collect();
             for (batch_no, batch) in texts.chunks(64).enumerate() {
-                let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-                let vecs =
-                    e.embed(&refs, EmbedKind::Document).map_err(|err| Error::Embed(err.to_string()))?;
+                let vecs = cairn_embed::embed_chunks(e.as_ref(), batch)
+                    .map_err(|err| Error::Embed(err.to_string()))?;
                 for (j, v) in vecs.iter().enumerate() {
                     let (item, chunk) = &items[batch_no * 64 + j];
                     vindex

@@ -298,4 +298,7 @@ pub trait Store {
     ) -> Result<u64>;
     /// The current vectors of one item under `model_id`.
     fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>>;
+    /// Deletes every vector stored under `model_id` (vectors of a model, or of a way of embedding
+    /// with it, no longer used); returns how many.
+    fn drop_vectors(&mut self, model_id: &str) -> Result<usize>;
 }

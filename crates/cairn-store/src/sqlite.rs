@@ -814,6 +814,13 @@ impl Store for SqliteStore {
         Ok(last.max(max as u64))
     }
 
+    fn drop_vectors(&mut self, model_id: &str) -> Result<usize> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.drop_vectors(model_id);
+        }
+        Ok(self.conn.execute("DELETE FROM vectors WHERE model_id = ?1", params![model_id])?)
+    }
+
     fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>> {
         if let Some(shared) = self.shared.as_ref() {
             return shared.item_vectors(model_id, dim, item_id);

@@ -466,6 +466,14 @@ fn vectors(p: &Place) {
     let mut bad = new[..1].to_vec();
     bad.push(NewVector { vector: vec![], ..new[0].clone() });
     assert!(s.put_vectors("m", &bad).is_err());
+    // Dropping one model's vectors leaves another's.
+    assert_eq!(s.put_vectors("m2", &new[..1]).unwrap(), 1);
+    let kept = s.vector_status("m", 3).unwrap().current;
+    assert!(kept > 0);
+    assert_eq!(s.drop_vectors("m").unwrap(), kept as usize);
+    assert_eq!(s.vector_status("m", 3).unwrap().current, 0);
+    assert_eq!(s.drop_vectors("m").unwrap(), 0, "nothing left to drop");
+    assert_eq!(s.vector_status("m2", 3).unwrap().current, 1, "another model's vectors stay");
 }
 
 fn text_orders_bytewise(p: &Place) {

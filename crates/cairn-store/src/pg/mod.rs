@@ -744,6 +744,12 @@ impl Store for PgStore {
         Ok(last.max(max as u64))
     }
 
+    fn drop_vectors(&mut self, model_id: &str) -> Result<usize> {
+        check_text(model_id, "the model id", model_id)?;
+        let n = self.client()?.execute("DELETE FROM vectors WHERE model_id = $1", &[&model_id])?;
+        Ok(n as usize)
+    }
+
     fn item_vectors(&self, model_id: &str, dim: usize, item_id: &str) -> Result<Vec<StoredVector>> {
         let rows = self.client()?.query(
             &format!("{VECTOR_SELECT} AND v.item_id = $3 ORDER BY v.vseq"),
