@@ -27,23 +27,31 @@ const AFFINITY: &str = "affinity";
 /// query ranks high in the lexical lane, so it is among them when it exists.
 const COVERED_HEAD: usize = 30;
 
+/// The query as the floor weighs it.
+pub(super) struct Weighed<'a> {
+    /// As written (a question about the asker meets the personal floor).
+    pub(super) text: &'a str,
+    /// Its analysed terms.
+    pub(super) terms: &'a [QueryTerm],
+    /// Each term's idf, when the lexical lane ran.
+    pub(super) weights: Option<&'a TermWeights>,
+    /// Its affinity to memory, with a model.
+    pub(super) affinity: Option<Affinity>,
+}
+
 impl Recaller {
     /// Sets the coverage part of the head of `fused` (in rank order), then empties `fused` when its
     /// best relevance is below the floor; says what it saw, and the query terms it found in the head
     /// (for the hits' `why`), and the query's terms with the weight each carries here (for hits from
-    /// outside the index; `None` when the lexical lane did not weigh them). `text`: the query as
-    /// written (a question about the asker meets the personal floor); `weights`: each of `terms`'
-    /// idf, when the lexical lane ran.
+    /// outside the index; `None` when the lexical lane did not weigh them).
     pub(super) fn apply_floor(
         &self,
         searcher: &Searcher,
-        text: &str,
-        terms: &[QueryTerm],
-        weights: Option<&TermWeights>,
-        affinity: Option<Affinity>,
+        query: Weighed<'_>,
         fused: &mut Vec<Fused>,
         warnings: &mut Vec<String>,
     ) -> (Relevance, Matched, Option<QueryWeights>) {
+        let Weighed { text, terms, weights, affinity } = query;
         let s = &self.settings;
         let mut matched = Matched::new();
         let mut query_weights = None;

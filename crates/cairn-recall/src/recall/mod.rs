@@ -503,8 +503,12 @@ impl Recaller {
         let mut fused = self.fuse(&found, &sims, lexical_full, &tag_shares, vector_weight);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
         let Found { term_idf, warnings, affinity, .. } = &mut found;
-        let (relevance, matched, weights) =
-            self.apply_floor(&searcher, &q.text, &terms, term_idf.as_ref(), *affinity, &mut fused, warnings);
+        let (relevance, matched, weights) = self.apply_floor(
+            &searcher,
+            floor::Weighed { text: &q.text, terms: &terms, weights: term_idf.as_ref(), affinity: *affinity },
+            &mut fused,
+            warnings,
+        );
         let weights = weights.unwrap_or_else(|| QueryWeights::uniform(&q.text));
         let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
         let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);
