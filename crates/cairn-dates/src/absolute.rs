@@ -69,11 +69,11 @@ impl Scanner<'_> {
     }
 
     /// A month and day, with the year if given; without it, the latest such day on or before the
-    /// reference day.
+    /// reference day (or, about the future, the next: [`Scanner::yearly`]).
     pub(crate) fn ymd(&self, year: Option<i16>, month: i8, d: i8) -> Option<Days> {
         match year {
             Some(y) => Date::new(y, month, d).ok().map(day),
-            None => calendar::latest_on_or_before(self.reference, |y| Date::new(y, month, d).ok().map(day)),
+            None => self.yearly(|y| Date::new(y, month, d).ok().map(day)),
         }
     }
 

@@ -89,6 +89,15 @@ pub(crate) fn latest_on_or_before(reference: Date, of_year: impl Fn(i16) -> Opti
     (0..=8).filter_map(|back| of_year(reference.year().checked_sub(back)?)).find(|r| r.0 <= reference)
 }
 
+/// The earliest occurrence of a yearly range that ends on or after `reference` (the one under way, or
+/// the next): what a year-less date names in a prompt about the future.
+pub(crate) fn earliest_ending_on_or_after(
+    reference: Date,
+    of_year: impl Fn(i16) -> Option<Days>,
+) -> Option<Days> {
+    (-1..=8).filter_map(|ahead| of_year(reference.year().checked_add(ahead)?)).find(|r| r.1 >= reference)
+}
+
 /// The latest occurrence of a yearly range that starts strictly before `reference`.
 pub(crate) fn latest_before(reference: Date, of_year: impl Fn(i16) -> Option<Days>) -> Option<Days> {
     latest_on_or_before(add_days(reference, -1)?, of_year)

@@ -65,7 +65,10 @@
 //!   April 2, 2025`, `2026-03-01 – 2026-03-10`. An end without a year takes it from the other end.
 //! - A date, month, season, holiday or part of one **without a year** is its latest occurrence that
 //!   starts on or before the reference day: on 2026-06-30, "March 12" is 2026-03-12 and "December 3"
-//!   2025-12-03.
+//!   2025-12-03. In a prompt about the future ("what *will* we do in August?", "*we'll* see them at
+//!   Christmas", "what's *planned* over the winter?"; not when it also speaks in the past: "what did I
+//!   say I'd do in March?") it is the earliest occurrence that ends on or after the reference day, the
+//!   one under way or the next: on 2026-06-30, August 2026, winter 2026–27, the summer of 2026.
 //!
 //! # Not dates
 //!
@@ -91,6 +94,7 @@ mod period;
 mod range;
 mod relative;
 mod scan;
+mod tense;
 mod token;
 
 use std::ops::Range;

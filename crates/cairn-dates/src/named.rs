@@ -107,7 +107,7 @@ impl Scanner<'_> {
         let of_year = |y: i16| id.date(y).map(day);
         let r = self.reference;
         let date = match dir {
-            None => calendar::latest_on_or_before(r, of_year),
+            None => self.yearly(of_year),
             Some(-1) => calendar::latest_before(r, of_year),
             Some(0) => of_year(r.year()),
             Some(_) => calendar::earliest_after(r, of_year),

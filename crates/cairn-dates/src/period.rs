@@ -135,13 +135,9 @@ impl Scanner<'_> {
     fn cut(&self, period: Period, cut: Cut) -> Option<Days> {
         match period {
             Period::Month { year: Some(y), month } => cut.apply(Fixed::Month(y, month)),
-            Period::Month { year: None, month } => {
-                calendar::latest_on_or_before(self.reference, |y| cut.apply(Fixed::Month(y, month)))
-            }
+            Period::Month { year: None, month } => self.yearly(|y| cut.apply(Fixed::Month(y, month))),
             Period::Season { year: Some(y), start } => cut.apply(Fixed::Season(y, start)),
-            Period::Season { year: None, start } => {
-                calendar::latest_on_or_before(self.reference, |y| cut.apply(Fixed::Season(y, start)))
-            }
+            Period::Season { year: None, start } => self.yearly(|y| cut.apply(Fixed::Season(y, start))),
             Period::Year(y) => cut.apply(Fixed::Year(y)),
         }
     }
@@ -292,7 +288,7 @@ impl Scanner<'_> {
         if let Some(y) = self.year_at(i + 1) {
             return Some(Hit::new(i + 2, of_year(q, y)?));
         }
-        Some(Hit::new(i + 1, calendar::latest_on_or_before(r, |y| of_year(q, y))?))
+        Some(Hit::new(i + 1, self.yearly(|y| of_year(q, y))?))
     }
 
     /// A qualified period: "early March", "mid-March", "late 2025", "the beginning of March", "the

@@ -4,7 +4,7 @@
 
 use jiff::civil::Date;
 
-use crate::calendar::Days;
+use crate::calendar::{self, Days};
 use crate::lexicon::Lex;
 use crate::locale::Locales;
 use crate::token::{Kind, Token, tokenize};
@@ -29,12 +29,15 @@ pub(crate) struct Scanner<'a> {
     toks: &'a [Token],
     pub(crate) reference: Date,
     pub(crate) locales: Locales,
+    /// The prompt asks about the future ([`tense::ahead`]): a date without a year is its next
+    /// occurrence, not its last.
+    pub(crate) ahead: bool,
 }
 
 /// Finds the date expressions of `text`: `(first token, hit)` in order.
 pub(crate) fn scan(text: &str, reference: Date, locales: Locales, mut emit: impl FnMut(usize, usize, Days)) {
     let toks = tokenize(text);
-    let s = Scanner { toks: &toks, reference, locales };
+    let s = Scanner { toks: &toks, reference, locales, ahead: crate::tense::ahead(text) };
     let mut i = 0;
     while i < toks.len() {
         match s.longest(i) {
@@ -93,7 +96,18 @@ impl Scanner<'_> {
 
     /// The same prompt, resolved against another reference day.
     pub(crate) fn with_reference(&self, reference: Date) -> Scanner<'_> {
-        Scanner { toks: self.toks, reference, locales: self.locales }
+        Scanner { toks: self.toks, reference, locales: self.locales, ahead: self.ahead }
+    }
+
+    /// The occurrence of a yearly range (`of_year` builds it for a year) that a date without a year
+    /// names: the latest that starts on or before the reference day, or in a prompt about the future
+    /// the earliest that ends on or after it.
+    pub(crate) fn yearly(&self, of_year: impl Fn(i16) -> Option<Days>) -> Option<Days> {
+        if self.ahead {
+            calendar::earliest_ending_on_or_after(self.reference, of_year)
+        } else {
+            calendar::latest_on_or_before(self.reference, of_year)
+        }
     }
 
     // Token access. Out of range reads as nothing.

@@ -475,3 +475,26 @@ fn locale_parses_and_displays() {
     assert_eq!(Us.to_string(), "us");
     assert_eq!(Uk.to_string(), "uk");
 }
+
+#[test]
+fn year_less_dates_in_prompts_about_the_future_are_the_next_occurrence() {
+    table(
+        REF,
+        &[Locale::Us, Locale::Uk],
+        &[
+            ("what will we do in August?", "August", "2026-08-01", "2026-08-31"),
+            ("how will we keep warm in winter from now on?", "winter", "2026-12-01", "2027-02-28"),
+            ("what's planned over the summer?", "the summer", "2026-06-01", "2026-08-31"),
+            ("we'll see them at Christmas", "Christmas", "2026-12-25", "2026-12-25"),
+            ("what will I do on March 12?", "March 12", "2027-03-12", "2027-03-12"),
+            ("anything scheduled for early September?", "early September", "2026-09-01", "2026-09-10"),
+            // Under way counts as ahead: the reference day is in June.
+            ("what are we going to do in June?", "June", "2026-06-01", "2026-06-30"),
+            // A prompt that also speaks in the past asks about the past.
+            ("what did I say I'd do in August?", "August", "2025-08-01", "2025-08-31"),
+            ("what did we do in the winter?", "the winter", "2025-12-01", "2026-02-28"),
+            // A year, or "last", says which whatever the tense.
+            ("what will we do in August 2025?", "August 2025", "2025-08-01", "2025-08-31"),
+        ],
+    );
+}
