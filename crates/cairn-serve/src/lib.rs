@@ -39,6 +39,10 @@ pub use routes::{ROUTES, app};
 /// How soon the derive task goes on when a run left it behind the store.
 const CATCH_UP: Duration = Duration::from_millis(20);
 
+/// The least time between two derive runs woken by the store's notifications: a burst of commits (a
+/// busy team, a harvest elsewhere) is caught up with once per this period, not once per commit.
+const WAKE_GAP: Duration = Duration::from_millis(50);
+
 /// The OpenAPI document served at `/v1/openapi.json` (checked in at `docs/openapi.json`).
 pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
 
@@ -247,11 +251,17 @@ impl Daemon {
                 let mut tick = tokio::time::interval(every);
                 tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
                 let mut last_errors: Vec<String> = Vec::new();
+                let mut last_run = Instant::now();
                 loop {
                     tokio::select! {
                         _ = tick.tick() => {}
-                        () = woken.notified() => tick.reset(),
+                        () = woken.notified() => {
+                            // The commits that arrive meanwhile are taken by this run or the next.
+                            tokio::time::sleep(WAKE_GAP.saturating_sub(last_run.elapsed())).await;
+                            tick.reset();
+                        }
                     }
+                    last_run = Instant::now();
                     let e = engine.clone();
                     let Ok(report) = tokio::task::spawn_blocking(move || e.refresh_derived()).await else {
                         continue;
