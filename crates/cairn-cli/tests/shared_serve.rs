@@ -1,8 +1,9 @@
 //! Two `cairn serve` daemons on one shared PostgreSQL store (`[store] url`), each with its own data
 //! dir and token, as two hosts of a team run them: a capture acknowledged by one is recalled by the
 //! other within a second (woken by the store's notification, not by polling: the daemons here poll
-//! once a minute), captures from both at once are all stored exactly once, and once caught up both
-//! answer the same queries the same way.
+//! once a minute; a third one with `serve.follow_notifications = false` follows by polling alone),
+//! captures from both at once are all stored exactly once, and once caught up both answer the same
+//! queries the same way.
 
 mod common;
 
@@ -28,13 +29,17 @@ struct Host {
 
 impl Host {
     fn start(root: &Path, name: &str, store_url: &str) -> Host {
+        Host::start_with(root, name, store_url, &[("CAIRN_SERVE__DERIVE_MS", SLOW_POLL_MS)])
+    }
+
+    fn start_with(root: &Path, name: &str, store_url: &str, env: &[(&str, &str)]) -> Host {
         let dir = root.join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let data = dir.join("data");
         let mut cmd = common::cairn();
         cmd.current_dir(&dir)
             .env("CAIRN_STORE__URL", store_url)
-            .env("CAIRN_SERVE__DERIVE_MS", SLOW_POLL_MS)
+            .envs(env.iter().copied())
             .arg("--data-dir")
             .arg(&data);
         let (child, url) = common::serve(cmd);
@@ -142,10 +147,18 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
     let tmp = tempfile::tempdir().unwrap();
     let a = Host::start(tmp.path(), "a", &url);
     let b = Host::start(tmp.path(), "b", &url);
+    // C does not listen and follows by polling only (every 100 ms).
+    let c = Host::start_with(
+        tmp.path(),
+        "c",
+        &url,
+        &[("CAIRN_SERVE__DERIVE_MS", "100"), ("CAIRN_SERVE__FOLLOW_NOTIFICATIONS", "false")],
+    );
     a.wait_listening().await;
     b.wait_listening().await;
-    // B serves before anything is captured (its recall side is open and following).
+    // B and C serve before anything is captured (their recall sides are open and following).
     assert!(b.search("anything").await.is_empty());
+    assert!(c.search("anything").await.is_empty());
 
     let mut delays = Vec::new();
     for i in 0..5 {
@@ -157,6 +170,15 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
         delays.push(b.time_to_find(&word, &id, t0, Duration::from_secs(1)).await);
     }
     println!("capture on A → recalled on B: {delays:?}");
+    // C, polling every 100 ms, has it within a second too.
+    let last = item_of(&server, &db, "fresh-4");
+    c.time_to_find("zanzibarite4", &last, Instant::now(), Duration::from_secs(1)).await;
+    let sc = c.status().await;
+    assert_eq!(
+        (sc["follow"]["listening"].clone(), sc["follow"]["wakes"].clone()),
+        (json!(false), json!(0)),
+        "{sc}"
+    );
 
     // A lost listening connection is opened again; meanwhile and after, B still follows.
     let killed = psql(
@@ -167,7 +189,7 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
             cairn_store::PG_LISTENER_NAME
         ),
     );
-    assert_eq!(killed, "2", "both daemons' listening connections");
+    assert_eq!(killed, "2", "A's and B's listening connections (C has none)");
     let until = Instant::now() + Duration::from_secs(10);
     loop {
         let (sa, sb) = (a.status().await, b.status().await);
