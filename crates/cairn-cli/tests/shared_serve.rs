@@ -208,6 +208,11 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
     println!("after the listening connections were re-opened: {d:?}");
     // The daemons never stopped serving.
     assert_eq!(a.status().await["follow"]["listening"], true);
+    let metrics = b.client.get(format!("{}/metrics", b.url)).send().await.unwrap().text().await.unwrap();
+    for line in ["cairn_store_listening 1", "cairn_store_listen_reconnects_total 1"] {
+        assert!(metrics.lines().any(|l| l == line), "no `{line}` in\n{metrics}");
+    }
+    assert!(metrics.contains("cairn_store_wakes_total "), "{metrics}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

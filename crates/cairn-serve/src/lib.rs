@@ -197,6 +197,10 @@ impl Daemon {
         let mut metrics = metrics::Metrics::default();
         let watched = engine.clone();
         metrics.watch_sources(move || watched.sources_status());
+        let follow = Arc::<follow::FollowStats>::default();
+        if engine.config().store.url.is_some() && options.follow_notifications {
+            metrics.watch_follow(follow.clone());
+        }
         let state = Arc::new(AppState {
             engine,
             metrics,
@@ -204,7 +208,7 @@ impl Daemon {
             turns: traces::TurnLog::new(options.turn_traces, options.trace_blocks),
             options,
             started: Instant::now(),
-            follow: Arc::default(),
+            follow,
         });
         Daemon { state, worker }
     }
