@@ -8,6 +8,7 @@
 //! cargo run --release -p cairn-bench -- recall --corpus /tmp/corpus/n10k/workspace \
 //!     --queries /tmp/corpus/n10k/queries.jsonl --index /tmp/cairn-bench/n10k/index
 //! cargo run --release -p cairn-bench -- remote --delay-ms 50 --timeout-ms 800
+//! cargo build --release -p cairn-cli && cargo run --release -p cairn-bench -- shared
 //! ```
 
 mod load;
@@ -32,6 +33,8 @@ mod recall;
 
 mod remote;
 
+mod shared;
+
 /// The allocator `cairn` uses, so the warm figures are the daemon's.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -45,6 +48,23 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Cmd {
+    /// Two `cairn serve` daemons on one PostgreSQL store (started here, `cairn_test::postgres`):
+    /// cross-host freshness with the store's notifications and by polling alone, and capture
+    /// throughput from both daemons at once.
+    Shared {
+        /// Freshness samples per mode (one capture on A at a time, until B recalls it)
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+        /// Captures per daemon in the throughput run
+        #[arg(long, default_value_t = 1000)]
+        captures: usize,
+        /// Client tasks per daemon in the throughput run
+        #[arg(long, default_value_t = 4)]
+        clients: usize,
+        /// The `cairn` binary (default: next to this one)
+        #[arg(long)]
+        cairn: Option<PathBuf>,
+    },
     /// What remote sources cost a turn: three at a set delay (parallel), one down, one hanging,
     /// against fake Graphiti, LightRAG and mem0 servers on 127.0.0.1.
     Remote {
@@ -618,6 +638,14 @@ fn load_bench(
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
+        Cmd::Shared { samples, captures, clients, cairn } => {
+            let cairn = match cairn {
+                Some(c) => c,
+                None => load::cairn_next_to_me()?,
+            };
+            let b = shared::SharedBench { cairn, samples, captures, clients };
+            println!("{}", serde_json::to_string_pretty(&shared::run(&b)?)?);
+        }
         Cmd::Remote { notes, turns, delay_ms, timeout_ms, hang_turns } => {
             let b = remote::RemoteBench { notes, turns, delay_ms, timeout_ms, hang_turns };
             println!("{}", serde_json::to_string_pretty(&remote::run(&b)?)?);

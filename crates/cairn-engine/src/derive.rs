@@ -23,6 +23,9 @@ pub struct DerivedReport {
     pub embedded: usize,
     /// Whether the graph was synced and reloaded.
     pub graph_reloaded: bool,
+    /// Whether some part is still behind the store (its index writer was busy, chunks are left to
+    /// embed, something failed): the next call goes on.
+    pub behind: bool,
     /// What failed (the previous vectors and graph stay in use).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
@@ -300,6 +303,7 @@ impl Engine {
         if done {
             self.derived_seq.store(seq, Ordering::Release);
         }
+        report.behind = !done;
         report
     }
 

@@ -13,6 +13,7 @@
 
 pub mod doctor;
 pub mod error;
+pub mod follow;
 mod guard;
 pub mod hit;
 pub mod json;
@@ -34,6 +35,13 @@ use serde::{Deserialize, Serialize};
 
 pub use error::ApiError;
 pub use routes::{ROUTES, app};
+
+/// How soon the derive task goes on when a run left it behind the store.
+const CATCH_UP: Duration = Duration::from_millis(20);
+
+/// The least time between two derive runs woken by the store's notifications: a burst of commits (a
+/// busy team, a harvest elsewhere) is caught up with once per this period, not once per commit.
+const WAKE_GAP: Duration = Duration::from_millis(50);
 
 /// The OpenAPI document served at `/v1/openapi.json` (checked in at `docs/openapi.json`).
 pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
@@ -71,6 +79,9 @@ pub struct ServeSettings {
     /// How often captured turns and ingested notes are embedded and the graph refreshed, in
     /// milliseconds (only when the store changed; full-text recall sees them at once).
     pub derive_ms: u64,
+    /// With a shared store: also catch up as soon as the store announces a commit (`LISTEN/NOTIFY`,
+    /// [`follow`]); `false` follows it by polling every `derive_ms` only.
+    pub follow_notifications: bool,
     /// Turns kept per session for the turn inspector (`GET /v1/sessions/{key}/turns`): their
     /// classification, routing decision and trace, never the prompt or the block (0: none).
     pub turn_traces: usize,
@@ -94,6 +105,7 @@ impl Default for ServeSettings {
             flush_ms: 200,
             max_prompt_bytes: cairn_engine::DEFAULT_MAX_PROMPT_BYTES,
             derive_ms: 250,
+            follow_notifications: true,
             turn_traces: 20,
             trace_blocks: false,
         }
@@ -115,6 +127,8 @@ pub struct AppState {
     pub started: Instant,
     /// The last turns of each session, for the turn inspector.
     pub turns: traces::TurnLog,
+    /// The listening connection to a shared store (all zero without one).
+    pub follow: Arc<follow::FollowStats>,
 }
 
 impl AppState {
@@ -183,6 +197,10 @@ impl Daemon {
         let mut metrics = metrics::Metrics::default();
         let watched = engine.clone();
         metrics.watch_sources(move || watched.sources_status());
+        let follow = Arc::<follow::FollowStats>::default();
+        if engine.config().store.url.is_some() && options.follow_notifications {
+            metrics.watch_follow(follow.clone());
+        }
         let state = Arc::new(AppState {
             engine,
             metrics,
@@ -190,6 +208,7 @@ impl Daemon {
             turns: traces::TurnLog::new(options.turn_traces, options.trace_blocks),
             options,
             started: Instant::now(),
+            follow,
         });
         Daemon { state, worker }
     }
@@ -223,6 +242,12 @@ impl Daemon {
                 }
             })
         };
+        // Woken by commits to a shared store (`follow`); polling every `derive_ms` is the fallback.
+        let woken = Arc::new(tokio::sync::Notify::new());
+        let store_url = self.state.engine.config().store.url.clone();
+        let _follower = store_url
+            .filter(|_| self.state.options.follow_notifications)
+            .map(|url| follow::Follower::start(url, woken.clone(), self.state.follow.clone()));
         let deriver = {
             let engine = self.state.engine.clone();
             let every = Duration::from_millis(self.state.options.derive_ms.max(10));
@@ -230,12 +255,26 @@ impl Daemon {
                 let mut tick = tokio::time::interval(every);
                 tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
                 let mut last_errors: Vec<String> = Vec::new();
+                let mut last_run = Instant::now();
                 loop {
-                    tick.tick().await;
+                    tokio::select! {
+                        _ = tick.tick() => {}
+                        () = woken.notified() => {
+                            // The commits that arrive meanwhile are taken by this run or the next.
+                            tokio::time::sleep(WAKE_GAP.saturating_sub(last_run.elapsed())).await;
+                            tick.reset();
+                        }
+                    }
+                    last_run = Instant::now();
                     let e = engine.clone();
                     let Ok(report) = tokio::task::spawn_blocking(move || e.refresh_derived()).await else {
                         continue;
                     };
+                    // Still behind without a failure (the capture worker held the index, a backlog to
+                    // embed): go on soon rather than at the next poll or commit.
+                    if report.behind && report.errors.is_empty() {
+                        tick.reset_after(every.min(CATCH_UP));
+                    }
                     if report.errors != last_errors {
                         for err in &report.errors {
                             tracing::warn!("refreshing vectors and graph: {err} (retried)");

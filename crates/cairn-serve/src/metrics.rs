@@ -178,7 +178,47 @@ impl Collector for SourceMetrics {
     }
 }
 
+/// How the daemon follows a shared store, read from the follower's counters at each scrape.
+#[derive(Debug)]
+struct FollowMetrics(std::sync::Arc<crate::follow::FollowStats>);
+
+impl Collector for FollowMetrics {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let stats = &self.0;
+        let listening = i64::from(stats.listening.load(Ordering::Relaxed));
+        let m = encoder.encode_descriptor(
+            "store_listening",
+            "Whether the listening connection to the shared store is up (1) or not (0)",
+            None,
+            MetricType::Gauge,
+        )?;
+        ConstGauge::new(listening).encode(m)?;
+        let counters = [
+            (
+                "store_wakes",
+                "Commit notifications from the shared store that woke the derive task",
+                &stats.wakes,
+            ),
+            (
+                "store_listen_reconnects",
+                "Listening connections to the shared store lost or refused",
+                &stats.reconnects,
+            ),
+        ];
+        for (name, help, value) in counters {
+            let m = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
+            ConstCounter::new(value.load(Ordering::Relaxed)).encode(m)?;
+        }
+        Ok(())
+    }
+}
+
 impl Metrics {
+    /// Exports how the daemon follows a shared store (`stats` of its [`crate::follow::Follower`]).
+    pub fn watch_follow(&mut self, stats: std::sync::Arc<crate::follow::FollowStats>) {
+        self.registry.register_collector(Box::new(FollowMetrics(stats)));
+    }
+
     /// Exports the remote sources' state and statistics as `statuses` reports them at each scrape.
     pub fn watch_sources(
         &mut self,

@@ -178,6 +178,11 @@ async fn status(State(state): Shared) -> Result<Json, ApiError> {
         "lanes": state.engine.lanes(),
         "routing": state.engine.has_router(),
         "problems": state.engine.problems(),
+        "follow": {
+            "listening": state.follow.listening.load(Ordering::Relaxed),
+            "wakes": state.follow.wakes.load(Ordering::Relaxed),
+            "reconnects": state.follow.reconnects.load(Ordering::Relaxed),
+        },
     })))
 }
 

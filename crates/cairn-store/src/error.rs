@@ -111,6 +111,12 @@ pub enum Error {
         /// The client's error.
         source: postgres::Error,
     },
+    /// A PostgreSQL connection was closed (the server went away).
+    #[error("the connection to the store at `{url}` was closed")]
+    Disconnected {
+        /// The server and database, without the password.
+        url: String,
+    },
     /// Any other PostgreSQL failure (a lost connection, a deadlock, a failed query).
     #[error("store query failed: {0}")]
     Postgres(#[from] postgres::Error),
@@ -125,7 +131,9 @@ impl Error {
             | Error::Migration { .. }
             | Error::PgMigration { .. } => ErrorKind::Incompatible,
             Error::Corrupt { .. } => ErrorKind::Internal,
-            Error::Open { .. } | Error::Io { .. } | Error::Connect { .. } => ErrorKind::Unavailable,
+            Error::Open { .. } | Error::Io { .. } | Error::Connect { .. } | Error::Disconnected { .. } => {
+                ErrorKind::Unavailable
+            }
             Error::BadInput { .. } | Error::BadUrl { .. } => ErrorKind::BadInput,
             Error::Postgres(e) => pg_kind(e),
             Error::Sqlite(e) => match e.sqlite_error_code() {

@@ -37,7 +37,10 @@ mod subagents;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER, RawGraphEdge, RawGraphNode};
 pub use migrate::SCHEMA_VERSION;
-pub use pg::{PG_SCHEMA_VERSION, PgStore};
+pub use pg::{
+    CHANNEL as PG_LOG_CHANNEL, Heard, LISTENER_NAME as PG_LISTENER_NAME, PG_SCHEMA_VERSION, PgListener,
+    PgStore,
+};
 pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;
 pub use subagents::{SubagentEnd, SubagentLink};

@@ -6,6 +6,7 @@
 //! stores them (JSON as text, vectors as little-endian f32 bytes), and text is ordered bytewise
 //! (`COLLATE "C"`) whatever the database's locale, as SQLite orders it.
 
+mod listen;
 mod migrate;
 mod seq;
 mod sessions;
@@ -16,6 +17,7 @@ use std::sync::{Mutex, MutexGuard};
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance};
 use postgres::{Client, GenericClient, NoTls, Row, Transaction};
 
+pub use listen::{CHANNEL, Heard, LISTENER_NAME, PgListener};
 pub use migrate::PG_SCHEMA_VERSION;
 use seq::Log;
 
@@ -366,10 +368,12 @@ impl Store for PgStore {
         if writes.iter().any(|w| !matches!(w, Write::TouchFile(_))) {
             seq::claim(&mut tx, &[Log::Ingest])?;
         }
+        let mut logged = false;
         for w in writes {
             match w {
                 Write::Upsert { item, chunks, explicit_tags, file } => {
                     upsert_item(&mut tx, item, chunks, explicit_tags, source)?;
+                    logged = true;
                     if let Some(f) = file {
                         put_file(&mut tx, f)?;
                     }
@@ -390,12 +394,16 @@ impl Store for PgStore {
                     }
                     if n > 0 {
                         log(&mut tx, "delete", item_id, None, source)?;
+                        logged = true;
                     }
                 }
                 Write::TouchFile(f) => put_file(&mut tx, f)?,
             }
         }
         let seq = last_seq_of(&mut tx)?;
+        if logged {
+            listen::notify(&mut tx, seq)?;
+        }
         tx.commit()?;
         Ok(seq)
     }
@@ -484,6 +492,7 @@ impl Store for PgStore {
              project = excluded.project, audience = excluded.audience",
             &[&turn.session_key, &turn.project, &turn.audience.as_str(), &turn.ts],
         )?;
+        listen::notify(&mut tx, seq)?;
         tx.commit()?;
         Ok(TurnOutcome::Stored { item_id: turn.item.id.clone(), seq })
     }

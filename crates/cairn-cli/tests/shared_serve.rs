@@ -1,0 +1,346 @@
+//! Two `cairn serve` daemons on one shared PostgreSQL store (`[store] url`), each with its own data
+//! dir and token, as two hosts of a team run them: a capture acknowledged by one is recalled by the
+//! other within a second (woken by the store's notification, not by polling: the daemons here poll
+//! once a minute; a third one with `serve.follow_notifications = false` follows by polling alone),
+//! captures from both at once are all stored exactly once, and once caught up both answer the same
+//! queries the same way.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const SESSION: &str = "agent:main:main";
+
+/// One test at a time: the freshness figures are not to be taken while the other test loads the machine.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Polling so rare that only a notification can make a host see another's writes within the tests.
+const SLOW_POLL_MS: &str = "60000";
+
+struct Host {
+    _daemon: common::Daemon,
+    url: String,
+    client: reqwest::Client,
+    data: PathBuf,
+}
+
+impl Host {
+    fn start(root: &Path, name: &str, store_url: &str) -> Host {
+        Host::start_with(root, name, store_url, &[("CAIRN_SERVE__DERIVE_MS", SLOW_POLL_MS)])
+    }
+
+    fn start_with(root: &Path, name: &str, store_url: &str, env: &[(&str, &str)]) -> Host {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let data = dir.join("data");
+        let mut cmd = common::cairn();
+        cmd.current_dir(&dir)
+            .env("CAIRN_STORE__URL", store_url)
+            .envs(env.iter().copied())
+            .arg("--data-dir")
+            .arg(&data);
+        let (child, url) = common::serve(cmd);
+        let token = std::fs::read_to_string(data.join("serve.token")).expect("the daemon wrote its token");
+        Host { _daemon: common::Daemon(child), url, client: common::client(token.trim()), data }
+    }
+
+    async fn capture(&self, turn_id: &str, user: &str) -> Value {
+        let r = self
+            .client
+            .post(format!("{}/v1/capture", self.url))
+            .json(&json!({"session_key": SESSION, "turn_id": turn_id, "user": user, "assistant": "noted"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 202, "capture {turn_id}");
+        r.json().await.unwrap()
+    }
+
+    /// `(id, score)` of the hits for `query`, best first.
+    async fn search(&self, query: &str) -> Vec<(String, f64)> {
+        let r: Value = self
+            .client
+            .post(format!("{}/v1/search", self.url))
+            .json(&json!({"query": query, "session_key": SESSION, "k": 100}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        r["hits"]
+            .as_array()
+            .unwrap_or_else(|| panic!("search: {r}"))
+            .iter()
+            .map(|h| (h["id"].as_str().unwrap().to_owned(), h["score"].as_f64().unwrap()))
+            .collect()
+    }
+
+    async fn status(&self) -> Value {
+        self.client.get(format!("{}/v1/status", self.url)).send().await.unwrap().json().await.unwrap()
+    }
+
+    /// Waits until the daemon listens to the store.
+    async fn wait_listening(&self) {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.status().await;
+            if s["follow"]["listening"] == true {
+                return;
+            }
+            assert!(Instant::now() < until, "{}: not listening to the store: {s}", self.data.display());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// How long until `query` finds `id` here, polling every 5 ms; panics after `limit`.
+    async fn time_to_find(&self, query: &str, id: &str, since: Instant, limit: Duration) -> Duration {
+        loop {
+            if self.search(query).await.iter().any(|(h, _)| h == id) {
+                return since.elapsed();
+            }
+            assert!(since.elapsed() < limit, "`{id}` not found by `{query}` within {limit:?}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+fn db_of(url: &str) -> &str {
+    url.rsplit('/').next().unwrap()
+}
+
+fn psql(server: &cairn_test::postgres::PgServer, db: &str, sql: &str) -> String {
+    server.run_client("psql", &["-d", db, "-Atc", sql]).trim().to_owned()
+}
+
+/// The item id of the captured turn `turn_id` in the shared store (empty while not stored).
+fn item_of(server: &cairn_test::postgres::PgServer, db: &str, turn_id: &str) -> String {
+    psql(server, db, &format!("SELECT item_id FROM turns WHERE turn_id = '{turn_id}'"))
+}
+
+/// Waits until the capture `turn_id` is in the shared store; its item id.
+async fn stored(server: &cairn_test::postgres::PgServer, db: &str, turn_id: &str) -> String {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let id = item_of(server, db, turn_id);
+        if !id.is_empty() {
+            return id;
+        }
+        assert!(Instant::now() < until, "{turn_id} never stored");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
+    let Some(server) =
+        cairn_test::postgres::server("a_capture_on_one_host_is_recalled_on_the_other_within_a_second")
+    else {
+        return;
+    };
+    let _serial = SERIAL.lock().await;
+    let url = server.create_db();
+    let db = db_of(&url).to_owned();
+    let tmp = tempfile::tempdir().unwrap();
+    let a = Host::start(tmp.path(), "a", &url);
+    let b = Host::start(tmp.path(), "b", &url);
+    // C does not listen and follows by polling only (every 100 ms).
+    let c = Host::start_with(
+        tmp.path(),
+        "c",
+        &url,
+        &[("CAIRN_SERVE__DERIVE_MS", "100"), ("CAIRN_SERVE__FOLLOW_NOTIFICATIONS", "false")],
+    );
+    a.wait_listening().await;
+    b.wait_listening().await;
+    // B and C serve before anything is captured (their recall sides are open and following).
+    assert!(b.search("anything").await.is_empty());
+    assert!(c.search("anything").await.is_empty());
+
+    let mut delays = Vec::new();
+    for i in 0..5 {
+        let word = format!("zanzibarite{i}");
+        let t0 = Instant::now();
+        let ack = a.capture(&format!("fresh-{i}"), &format!("The {word} sample arrived today")).await;
+        assert_eq!(ack["accepted"], true, "{ack}");
+        let id = stored(&server, &db, &format!("fresh-{i}")).await;
+        delays.push(b.time_to_find(&word, &id, t0, Duration::from_secs(1)).await);
+    }
+    println!("capture on A → recalled on B: {delays:?}");
+    // C, polling every 100 ms, has it within a second too.
+    let last = item_of(&server, &db, "fresh-4");
+    c.time_to_find("zanzibarite4", &last, Instant::now(), Duration::from_secs(1)).await;
+    let sc = c.status().await;
+    assert_eq!(
+        (sc["follow"]["listening"].clone(), sc["follow"]["wakes"].clone()),
+        (json!(false), json!(0)),
+        "{sc}"
+    );
+
+    // A lost listening connection is opened again; meanwhile and after, B still follows.
+    let killed = psql(
+        &server,
+        &db,
+        &format!(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '{}'",
+            cairn_store::PG_LISTENER_NAME
+        ),
+    );
+    assert_eq!(killed, "2", "A's and B's listening connections (C has none)");
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (sa, sb) = (a.status().await, b.status().await);
+        let back =
+            |s: &Value| s["follow"]["listening"] == true && s["follow"]["reconnects"].as_u64() >= Some(1);
+        if back(&sa) && back(&sb) {
+            break;
+        }
+        assert!(Instant::now() < until, "not listening again: {sa} {sb}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let t0 = Instant::now();
+    a.capture("after-reconnect", "The quillwort sample arrived late").await;
+    let id = stored(&server, &db, "after-reconnect").await;
+    let d = b.time_to_find("quillwort", &id, t0, Duration::from_secs(1)).await;
+    println!("after the listening connections were re-opened: {d:?}");
+    // The daemons never stopped serving.
+    assert_eq!(a.status().await["follow"]["listening"], true);
+    let metrics = b.client.get(format!("{}/metrics", b.url)).send().await.unwrap().text().await.unwrap();
+    for line in ["cairn_store_listening 1", "cairn_store_listen_reconnects_total 1"] {
+        assert!(metrics.lines().any(|l| l == line), "no `{line}` in\n{metrics}");
+    }
+    assert!(metrics.contains("cairn_store_wakes_total "), "{metrics}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike() {
+    let Some(server) =
+        cairn_test::postgres::server("concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike")
+    else {
+        return;
+    };
+    let _serial = SERIAL.lock().await;
+    let url = server.create_db();
+    let db = db_of(&url).to_owned();
+    let tmp = tempfile::tempdir().unwrap();
+    let hosts = std::sync::Arc::new([Host::start(tmp.path(), "a", &url), Host::start(tmp.path(), "b", &url)]);
+    for h in hosts.iter() {
+        h.wait_listening().await;
+    }
+    // Per daemon: several client tasks, each capturing its own turns; plus turns sent to both at once.
+    const CLIENTS: usize = 4;
+    const PER_CLIENT: usize = 50;
+    const BOTH: usize = 20;
+    let words = [
+        "harbour", "lantern", "meadow", "granite", "orchard", "saffron", "tundra", "velvet", "quarry",
+        "bramble", "cobalt", "falcon", "juniper", "marble", "nectar", "pebble", "quiver", "russet",
+        "thistle", "walnut",
+    ];
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for h in 0..2 {
+        for c in 0..CLIENTS {
+            let hosts = hosts.clone();
+            tasks.push(tokio::spawn(async move {
+                for i in 0..PER_CLIENT {
+                    let n = (h * CLIENTS + c) * PER_CLIENT + i;
+                    let text = format!(
+                        "Note {n} from host {h}: the {} report mentions the {} survey",
+                        words[n % words.len()],
+                        words[(n / words.len()) % words.len()]
+                    );
+                    let ack = hosts[h].capture(&format!("h{h}-c{c}-{i}"), &text).await;
+                    assert_eq!(ack["accepted"], true, "{ack}");
+                }
+            }));
+        }
+    }
+    for i in 0..BOTH {
+        let hosts = hosts.clone();
+        tasks.push(tokio::spawn(async move {
+            let text = format!("Shared turn {i}: the {} plan for both hosts", words[i % words.len()]);
+            let id = format!("both-{i}");
+            let (ra, rb) = tokio::join!(hosts[0].capture(&id, &text), hosts[1].capture(&id, &text));
+            assert_eq!((ra["accepted"].clone(), rb["accepted"].clone()), (json!(true), json!(true)));
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let acked = 2 * CLIENTS * PER_CLIENT + BOTH;
+    // Every acknowledged capture ends up in the shared store once, the turns sent to both included.
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut workers = Vec::new();
+    loop {
+        workers.clear();
+        for h in hosts.iter() {
+            let s = h.status().await;
+            workers.push((s["queue"]["queued"].as_u64(), s["worker"].clone()));
+        }
+        if workers.iter().all(|(q, _)| *q == Some(0)) {
+            break;
+        }
+        assert!(Instant::now() < until, "captures still queued: {workers:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed();
+    let count = |sql: &str| psql(&server, &db, sql).parse::<usize>().unwrap();
+    assert_eq!(count("SELECT count(*) FROM turns"), acked);
+    assert_eq!(count("SELECT count(DISTINCT item_id) FROM turns"), acked);
+    assert_eq!(count("SELECT count(*) FROM items"), acked);
+    assert_eq!(count("SELECT count(*) FROM ingest_log WHERE op = 'upsert'"), acked, "one log entry each");
+    assert_eq!(count("SELECT count(*) FROM turns WHERE turn_id LIKE 'both-%'"), BOTH);
+    for h in 0..2 {
+        for c in 0..CLIENTS {
+            let n = count(&format!("SELECT count(*) FROM turns WHERE turn_id LIKE 'h{h}-c{c}-%'"));
+            assert_eq!(n, PER_CLIENT, "host {h} client {c}");
+        }
+    }
+    let stat = |i: usize, k: &str| workers[i].1[k].as_u64().unwrap() as usize;
+    assert_eq!(stat(0, "stored") + stat(1, "stored"), acked, "{workers:?}");
+    assert_eq!(stat(0, "duplicate") + stat(1, "duplicate"), BOTH, "{workers:?}");
+    assert_eq!(stat(0, "errors") + stat(1, "errors"), 0, "{workers:?}");
+    println!("{acked} captures from two daemons stored in {elapsed:?}");
+
+    // Once both caught up with the log, they recall alike.
+    let last_seq = count("SELECT max(seq) FROM ingest_log");
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut last = None;
+    loop {
+        let (sa, sb) = (hosts[0].status().await, hosts[1].status().await);
+        assert_eq!(sa["store"]["last_seq"].as_u64(), Some(last_seq as u64));
+        let chunks = (sa["index"]["chunks"].as_u64(), sb["index"]["chunks"].as_u64());
+        if chunks.0 == chunks.1 && last == Some(chunks) {
+            break;
+        }
+        last = Some(chunks);
+        assert!(Instant::now() < until, "not caught up: {chunks:?} {sa} {sb}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // The same hits, scored alike. Scores agree closely, not to the last digit: each host's full-text
+    // statistics still count the documents its index replaced until it merges them away, and recency
+    // moves with the clock. So hits of (nearly) equal score may come in another order, and which of the
+    // hits tied at the cut-off (k = 100) make it may differ: rank by rank the scores agree, and every hit
+    // scored clearly above the cut-off is on both hosts with the same score.
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.02 * a.abs().max(b.abs());
+    for q in ["harbour", "meadow", "granite cobalt", "Shared turn plan", "saffron", "thistle walnut"] {
+        let (ra, rb) = (hosts[0].search(q).await, hosts[1].search(q).await);
+        assert_eq!(ra.len(), rb.len(), "{q}");
+        for (i, ((_, a), (_, b))) in ra.iter().zip(&rb).enumerate() {
+            assert!(close(*a, *b), "{q}: rank {i} scored {a} and {b}");
+        }
+        for (one, other) in [(&ra, &rb), (&rb, &ra)] {
+            let cut = one.last().map_or(0.0, |(_, s)| *s) * 1.05;
+            let others: std::collections::BTreeMap<_, _> = other.iter().cloned().collect();
+            let above: Vec<_> = one.iter().filter(|(_, s)| *s > cut).collect();
+            assert!(!above.is_empty(), "{q}: no hit above the cut-off");
+            for (id, a) in above {
+                let b = others.get(id).unwrap_or_else(|| panic!("{q}: {id} ({a}) found by one host only"));
+                assert!(close(*a, *b), "{q}: {id} scored {a} and {b}");
+            }
+        }
+    }
+}
