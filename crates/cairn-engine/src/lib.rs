@@ -149,4 +149,14 @@ impl Error {
     pub fn is_bad_input(&self) -> bool {
         matches!(self, Error::BadInput(_) | Error::Ingest(cairn_ingest::Error::BadTurn(_)))
     }
+
+    /// Whether the store could not be reached (a shared server down, a disk full): trying again
+    /// later may succeed, and nothing about the request itself is wrong.
+    pub fn is_unavailable(&self) -> bool {
+        let unavailable = |e: &cairn_store::Error| e.kind() == cairn_store::ErrorKind::Unavailable;
+        match self {
+            Error::Store(e) | Error::Ingest(cairn_ingest::Error::Store(e)) => unavailable(e),
+            _ => false,
+        }
+    }
 }

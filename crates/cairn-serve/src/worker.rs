@@ -15,6 +15,9 @@ pub const MAX_ATTEMPTS: i64 = 5;
 
 /// How long the worker sleeps when nothing woke it (it also polls, so a lost wake-up only delays).
 const POLL: Duration = Duration::from_millis(250);
+/// The first pause after a batch that failed as a whole (the store unreachable), and the longest.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_MOST: Duration = Duration::from_secs(5);
 
 /// Counters of what the worker did.
 #[derive(Debug, Default)]
@@ -85,12 +88,21 @@ impl Worker {
 }
 
 fn run(engine: &Engine, rx: &Receiver<()>, stats: &WorkerStats, stop: &AtomicBool, batch: usize) {
+    // The pause after a failed batch: doubles while the store stays unreachable, so a server that is
+    // down is asked about once every few seconds, not in a tight loop.
+    let mut pause = RETRY_FIRST;
     loop {
         let worked = match process_batch(engine, stats, batch) {
-            Ok(n) => n > 0,
+            Ok(n) => {
+                pause = RETRY_FIRST;
+                n > 0
+            }
             Err(e) => {
-                tracing::warn!("capture queue: {e}");
-                std::thread::sleep(Duration::from_millis(100));
+                if pause == RETRY_FIRST {
+                    tracing::warn!("capture queue: {e}; the captures stay queued and are retried");
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(RETRY_MOST);
                 false
             }
         };
@@ -135,6 +147,7 @@ pub fn process_batch(engine: &Engine, stats: &WorkerStats, batch: usize) -> cair
         }
     }
     let (outcomes, sync) = engine.capture_batch(&inputs);
+    let mut unreachable: Option<cairn_engine::Error> = None;
     if let Err(e) = sync {
         tracing::warn!("index sync after captures failed (the next sync retries): {e}");
     }
@@ -156,11 +169,20 @@ pub fn process_batch(engine: &Engine, stats: &WorkerStats, batch: usize) -> cair
                 stats.skipped.fetch_add(1, Ordering::Relaxed);
                 engine.finish_capture(q.id, &format!("skipped: {e}"))?;
             }
+            // The store cannot be reached (a shared server down): the capture is not at fault, so it
+            // stays queued, no attempt counted, until the store is back; nothing acknowledged is lost
+            // however long that takes.
+            Err(e) if e.is_unavailable() => {
+                unreachable.get_or_insert(e);
+            }
             Err(e) => {
                 stats.errors.fetch_add(1, Ordering::Relaxed);
                 engine.fail_capture(q.id, &e.to_string(), MAX_ATTEMPTS)?;
             }
         }
     }
-    Ok(queued.len())
+    match unreachable {
+        Some(e) => Err(e),
+        None => Ok(queued.len()),
+    }
 }

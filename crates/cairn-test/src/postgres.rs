@@ -83,9 +83,16 @@ impl PgServer {
                 "--no-sync".as_ref(),
             ],
         );
-        let options = format!("-k {} -p {PORT} -c listen_addresses= -F", server.socket_dir().display());
-        let log = server.dir.path().join("server.log");
-        server.run_server_tool(
+        server.pg_ctl_start();
+        server
+    }
+
+    /// Starts the server on its data directory (waiting until it accepts connections).
+    fn pg_ctl_start(&self) {
+        let data = self.data_dir();
+        let options = format!("-k {} -p {PORT} -c listen_addresses= -F", self.socket_dir().display());
+        let log = self.dir.path().join("server.log");
+        self.run_server_tool(
             "pg_ctl",
             &[
                 "-D".as_ref(),
@@ -100,7 +107,28 @@ impl PgServer {
                 "start".as_ref(),
             ],
         );
-        server
+    }
+
+    /// Stops the server at once, as a crash or a kill would (`pg_ctl stop -m immediate`): what was
+    /// committed survives, connections are cut.
+    pub fn kill(&self) {
+        let data = self.data_dir();
+        self.run_server_tool(
+            "pg_ctl",
+            &[
+                "-D".as_ref(),
+                data.as_os_str(),
+                "-m".as_ref(),
+                "immediate".as_ref(),
+                "-w".as_ref(),
+                "stop".as_ref(),
+            ],
+        );
+    }
+
+    /// Starts the server again after [`PgServer::kill`] (it recovers from its log).
+    pub fn restart(&self) {
+        self.pg_ctl_start();
     }
 
     fn data_dir(&self) -> PathBuf {
