@@ -79,6 +79,21 @@ impl Host {
             .collect()
     }
 
+    /// The trace of a turn for `prompt`.
+    async fn turn_trace(&self, prompt: &str) -> Value {
+        let r: Value = self
+            .client
+            .post(format!("{}/v1/turn", self.url))
+            .json(&json!({"session_key": SESSION, "prompt": prompt}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        r["trace"].clone()
+    }
+
     async fn status(&self) -> Value {
         self.client.get(format!("{}/v1/status", self.url)).send().await.unwrap().json().await.unwrap()
     }
@@ -371,9 +386,12 @@ async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_ba
     }
     // Longer than a failing capture's attempts (5, one every poll) would last.
     tokio::time::sleep(Duration::from_secs(4)).await;
-    // Recall still answers, from this host's own index.
+    // Recall still answers, from this host's own index, and a turn says its memory is stale.
     let hits = a.search("captured while the server was up").await;
     assert!(!hits.is_empty(), "recall answers from the local index while the store is down");
+    let trace = a.turn_trace("what was captured while the server was up?").await;
+    assert_eq!(trace["stale"], true, "{trace}");
+    assert!(trace["warnings"].to_string().contains("unreachable"), "{trace}");
     server.restart();
 
     let until = Instant::now() + Duration::from_secs(30);
@@ -392,4 +410,10 @@ async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_ba
     // None of them was given up on in the daemon's queue.
     let s = a.status().await;
     assert_eq!(s["queue"]["failed"].as_u64().unwrap_or(0), 0, "{s}");
+    // Once the daemon reaches the store again, its turns are no longer stale.
+    let until = Instant::now() + Duration::from_secs(10);
+    while a.turn_trace("what was captured while the server was down?").await.get("stale").is_some() {
+        assert!(Instant::now() < until, "turns still marked stale after the store came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -114,6 +114,10 @@ pub struct TurnTrace {
     /// Classification warnings.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The store could not be reached when the turn was served: its memory is this host's as of its
+    /// last refresh (a shared store's server down); a warning says since when.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
     /// The budget of the turn.
     pub budget: usize,
     /// Tokens of the memory block (or fallback note).

@@ -29,6 +29,10 @@ pub struct DerivedReport {
     /// What failed (the previous vectors and graph stay in use).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// The store could not be reached (a shared server down): what this host serves is as of its
+    /// last refresh.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unreachable: bool,
 }
 
 /// What [`Engine::harvest`] did: the harvest's report, then the index sync and the embedding run that
@@ -242,6 +246,7 @@ impl Engine {
         let mut store = match self.deriver() {
             Ok(s) => s,
             Err(e) => {
+                report.unreachable = e.is_unavailable();
                 report.errors.push(format!("store: {e}"));
                 return report;
             }
@@ -249,6 +254,7 @@ impl Engine {
         let seq = match store.last_seq() {
             Ok(s) => s,
             Err(e) => {
+                report.unreachable = e.kind() == cairn_store::ErrorKind::Unavailable;
                 report.errors.push(format!("store: {e}"));
                 return report;
             }

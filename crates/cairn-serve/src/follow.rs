@@ -37,6 +37,30 @@ pub struct FollowStats {
     pub wakes: AtomicU64,
     /// Listening connections lost or refused.
     pub reconnects: AtomicU64,
+    /// Since when (ms since the epoch) the store could not be reached by the daemon's refresh; 0
+    /// while it can. Turns served meanwhile are marked stale.
+    pub unreachable_since: AtomicU64,
+}
+
+impl FollowStats {
+    /// Records whether the last refresh reached the store.
+    pub fn set_unreachable(&self, unreachable: bool, now_ms: u64) {
+        if unreachable {
+            let _ = self.unreachable_since.compare_exchange(
+                0,
+                now_ms.max(1),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        } else {
+            self.unreachable_since.store(0, Ordering::Release);
+        }
+    }
+
+    /// Since when the store has been unreachable, if it is.
+    pub fn unreachable_since(&self) -> Option<u64> {
+        Some(self.unreachable_since.load(Ordering::Acquire)).filter(|&ms| ms > 0)
+    }
 }
 
 /// The listening thread; told to stop when dropped (it ends at its next wait, within half a second,

@@ -250,6 +250,7 @@ impl Daemon {
             .map(|url| follow::Follower::start(url, woken.clone(), self.state.follow.clone()));
         let deriver = {
             let engine = self.state.engine.clone();
+            let follow = self.state.follow.clone();
             let every = Duration::from_millis(self.state.options.derive_ms.max(10));
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(every);
@@ -270,6 +271,7 @@ impl Daemon {
                     let Ok(report) = tokio::task::spawn_blocking(move || e.refresh_derived()).await else {
                         continue;
                     };
+                    follow.set_unreachable(report.unreachable, cairn_core::now_ms().max(0) as u64);
                     // Still behind without a failure (the capture worker held the index, a backlog to
                     // embed): go on soon rather than at the next poll or commit.
                     if report.behind && report.errors.is_empty() {

@@ -322,7 +322,14 @@ async fn turn(
             .await;
     let m = &state.metrics;
     let resp = match answer {
-        Ok(Ok(resp)) => {
+        Ok(Ok(mut resp)) => {
+            if let Some(since) = state.follow.unreachable_since() {
+                resp.trace.stale = true;
+                let secs = (cairn_core::now_ms().max(0) as u64).saturating_sub(since) / 1000;
+                resp.trace.warnings.push(format!(
+                    "the store has been unreachable for {secs} s: memory is this host's as of its last refresh"
+                ));
+            }
             state.turns.record(&req.session_key, cairn_core::now_ms(), &resp);
             let failed = resp.trace.lanes.iter().any(|l| l.status == cairn_core::LaneStatus::Failed);
             m.recalls.get_or_create(&label("result", if failed { "failed" } else { "ok" })).inc();
