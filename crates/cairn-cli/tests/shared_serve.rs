@@ -41,7 +41,9 @@ impl Host {
             .env("CAIRN_STORE__URL", store_url)
             .envs(env.iter().copied())
             .arg("--data-dir")
-            .arg(&data);
+            .arg(&data)
+            .arg("--route-config")
+            .arg(common::ROUTE_DIR);
         let (child, url) = common::serve(cmd);
         let token = std::fs::read_to_string(data.join("serve.token")).expect("the daemon wrote its token");
         Host { _daemon: common::Daemon(child), url, client: common::client(token.trim()), data }
@@ -81,9 +83,27 @@ impl Host {
 
     /// The trace of a turn for `prompt`.
     async fn turn_trace(&self, prompt: &str) -> Value {
-        let r: Value = self
+        self.turn(prompt).await["trace"].clone()
+    }
+
+    /// The response to a turn for `prompt`.
+    async fn turn(&self, prompt: &str) -> Value {
+        let r = self
             .client
             .post(format!("{}/v1/turn", self.url))
+            .json(&json!({"session_key": SESSION, "prompt": prompt}))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success(), "turn `{prompt}`: {}", r.status());
+        r.json().await.unwrap()
+    }
+
+    /// The routing decision for `prompt`, as a dry run (the session's state is read, not written).
+    async fn intent(&self, prompt: &str) -> Value {
+        let r: Value = self
+            .client
+            .post(format!("{}/v1/intent", self.url))
             .json(&json!({"session_key": SESSION, "prompt": prompt}))
             .send()
             .await
@@ -91,7 +111,7 @@ impl Host {
             .json()
             .await
             .unwrap();
-        r["trace"].clone()
+        r["intent"].clone()
     }
 
     async fn status(&self) -> Value {
@@ -416,4 +436,56 @@ async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_ba
         assert!(Instant::now() < until, "turns still marked stale after the store came back");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A session served by two hosts keeps its sticky pack and its turn count: the state one host saves
+/// is pulled by the other when the store's notification wakes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn() {
+    let Some(server) =
+        cairn_test::postgres::server("a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn")
+    else {
+        return;
+    };
+    let _serial = SERIAL.lock().await;
+    let url = server.create_db();
+    let db = db_of(&url).to_owned();
+    let tmp = tempfile::tempdir().unwrap();
+    let a = Host::start(tmp.path(), "a", &url);
+    let b = Host::start(tmp.path(), "b", &url);
+    a.wait_listening().await;
+    b.wait_listening().await;
+    const FOLLOW_UP: &str = "and for six people?";
+    // Alone, the follow-up routes to no pack.
+    assert_eq!(b.intent(FOLLOW_UP).await["sticky"], false);
+
+    let first = a.turn("book a table for dinner on Friday").await;
+    assert_eq!(first["intent"]["pack"], "dining_recs", "{first}");
+    assert_eq!(first["trace"]["turn"], 1);
+    // A saves the state (every 200 ms), the commit wakes B, B pulls it.
+    let t0 = Instant::now();
+    loop {
+        let intent = b.intent(FOLLOW_UP).await;
+        if intent["sticky"] == true {
+            assert_eq!(intent["pack"], "dining_recs", "{intent}");
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(2), "B never saw A's sticky pack: {intent}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    println!("A's session state on B after {:?}", t0.elapsed());
+    let second = b.turn(FOLLOW_UP).await;
+    assert_eq!(second["intent"]["sticky"], true, "{second}");
+    assert_eq!(second["trace"]["turn"], 2, "the turn count goes on from A's");
+    // One row per session on the server, the state B saved last.
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let state = psql(&server, &db, &format!("SELECT state FROM session_state WHERE session_key = '{SESSION}'"));
+        if state.contains("\"turns\":2") {
+            break;
+        }
+        assert!(Instant::now() < until, "B's state never saved: {state}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(psql(&server, &db, "SELECT count(*) FROM session_state"), "1");
 }

@@ -23,6 +23,9 @@ pub struct DerivedReport {
     pub embedded: usize,
     /// Whether the graph was synced and reloaded.
     pub graph_reloaded: bool,
+    /// Session states pulled from a shared store that replaced this host's.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sessions: usize,
     /// Whether some part is still behind the store (its index writer was busy, chunks are left to
     /// embed, something failed): the next call goes on.
     pub behind: bool,
@@ -33,6 +36,10 @@ pub struct DerivedReport {
     /// last refresh.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unreachable: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What [`Engine::harvest`] did: the harvest's report, then the index sync and the embedding run that
@@ -259,6 +266,11 @@ impl Engine {
                 return report;
             }
         };
+        // Session states other hosts of a shared store saved (sticky packs).
+        match self.pull_sessions(&store) {
+            Ok(n) => report.sessions = n,
+            Err(e) => report.errors.push(format!("session state: {e}")),
+        }
         if seq == self.derived_seq.load(Ordering::Acquire) {
             // The graph tables may still have been written without a new sequence (an explicit link
             // by `cairn graph link`): one cheap read of their generation says so.

@@ -494,18 +494,26 @@ impl Engine {
         self.sessions.get_or_init(|| {
             let states = SessionStates::default();
             let saved = match self.side() {
-                Ok(side) => side.session_states().map_err(Error::from),
+                Ok(side) => match side.shared() {
+                    Some(shared) => shared.session_states().map_err(Error::from),
+                    None => side.session_states().map(|s| (s, 0)).map_err(Error::from),
+                },
                 Err(e) => Err(e),
             };
             match saved {
-                Ok(saved) => states.load(
-                    saved.into_iter().filter_map(|(k, json)| Some((k, serde_json::from_str(&json).ok()?))),
-                ),
+                Ok((saved, upto)) => {
+                    states.merge(saved, upto);
+                }
                 Err(Error::NoStore(_)) => {}
                 Err(e) => tracing::warn!("session states not loaded: {e}"),
             }
             states
         })
+    }
+
+    /// The session states, if they were loaded.
+    pub(crate) fn sessions_loaded(&self) -> Option<&SessionStates> {
+        self.sessions.get()
     }
 
     /// Whether the graph step runs anywhere in this engine.

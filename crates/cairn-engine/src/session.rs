@@ -1,9 +1,15 @@
 //! Per-session serving state: the sticky pack and a turn counter, held in memory (sharded, so turns of
 //! different sessions never wait on each other) and written to the store in batches.
+//!
+//! On a shared store every host writes its sessions' states there, and pulls the states other hosts
+//! wrote ([`SessionStates::merge`]) as it follows the store: a session served by two hosts keeps its
+//! sticky pack on both. A state changed here and not saved yet wins over a pulled one; otherwise the
+//! last saved state wins.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use cairn_route::{StickyEntry, StickyStore};
 use serde::{Deserialize, Serialize};
@@ -32,11 +38,21 @@ struct Shard {
 pub struct SessionStates {
     shards: Vec<Mutex<Shard>>,
     hasher: RandomState,
+    /// The shared store's last session-state row number seen here.
+    seen: AtomicU64,
+    /// Held while states are saved or pulled, so a pull never lands between taking a state to save
+    /// and saving it (it would bring back the older state).
+    exchange: Mutex<()>,
 }
 
 impl Default for SessionStates {
     fn default() -> Self {
-        Self { shards: (0..SHARDS).map(|_| Mutex::default()).collect(), hasher: RandomState::new() }
+        Self {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            hasher: RandomState::new(),
+            seen: AtomicU64::new(0),
+            exchange: Mutex::new(()),
+        }
     }
 }
 
@@ -51,6 +67,33 @@ impl SessionStates {
         for (key, entry) in saved {
             self.shard(&key).entries.insert(key, entry);
         }
+    }
+
+    /// Merges states pulled from a shared store (`(key, JSON)` in write order, up to row number
+    /// `upto`): each replaces the state held here unless that one changed since it was last saved.
+    /// Unreadable JSON is skipped. Call it holding [`SessionStates::exchange`].
+    pub fn merge(&self, pulled: Vec<(String, String)>, upto: u64) -> usize {
+        let mut merged = 0;
+        for (key, json) in pulled {
+            let Ok(entry) = serde_json::from_str::<SessionEntry>(&json) else { continue };
+            let mut shard = self.shard(&key);
+            if !shard.dirty.contains(&key) {
+                shard.entries.insert(key, entry);
+                merged += 1;
+            }
+        }
+        self.seen.fetch_max(upto, Ordering::AcqRel);
+        merged
+    }
+
+    /// The last shared row number merged.
+    pub fn seen(&self) -> u64 {
+        self.seen.load(Ordering::Acquire)
+    }
+
+    /// The lock under which states are saved to, or pulled from, the store.
+    pub fn exchange(&self) -> MutexGuard<'_, ()> {
+        self.exchange.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A copy of one session's state.
@@ -74,6 +117,13 @@ impl SessionStates {
     /// Whether no session is known.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Marks states to be saved again (their save failed).
+    pub fn mark_dirty(&self, keys: impl IntoIterator<Item = String>) {
+        for key in keys {
+            self.shard(&key).dirty.push(key);
+        }
     }
 
     /// Takes the states changed since the last call, as `(key, JSON)`.
@@ -138,5 +188,25 @@ mod tests {
         assert!(s.take_dirty().is_empty());
         assert_eq!(s.get("a").turns, 2);
         assert_eq!(s.get("zzz"), SessionEntry::default());
+    }
+
+    #[test]
+    fn a_pulled_state_replaces_a_saved_one_but_not_an_unsaved_change() {
+        let s = SessionStates::default();
+        s.update("a", |e| e.turns = 1);
+        s.update("b", |e| e.turns = 1);
+        s.take_dirty();
+        s.update("b", |e| e.turns = 2);
+        let pulled = vec![
+            ("a".to_owned(), r#"{"turns":7}"#.to_owned()),
+            ("b".to_owned(), r#"{"turns":7}"#.to_owned()),
+            ("c".to_owned(), "not json".to_owned()),
+        ];
+        assert_eq!(s.merge(pulled, 9), 1);
+        assert_eq!((s.get("a").turns, s.get("b").turns, s.seen()), (7, 2, 9));
+        assert!(s.get("c") == SessionEntry::default());
+        // Row numbers only move forward.
+        s.merge(vec![], 3);
+        assert_eq!(s.seen(), 9);
     }
 }

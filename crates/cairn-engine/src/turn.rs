@@ -276,11 +276,30 @@ impl Engine {
     /// Writes changed session states to the store; returns how many. Call it periodically and at
     /// shutdown.
     pub fn flush_sessions(&self) -> Result<usize> {
-        let dirty = self.sessions().take_dirty();
+        let sessions = self.sessions();
+        let _exchange = sessions.exchange();
+        let dirty = sessions.take_dirty();
         if dirty.is_empty() {
             return Ok(0);
         }
-        self.side()?.put_session_states(&dirty, now_ms())?;
+        let saved = self.side().and_then(|mut side| Ok(side.put_session_states(&dirty, now_ms())?));
+        if let Err(e) = saved {
+            // Kept to be saved by the next call (a shared store may be unreachable for a while).
+            sessions.mark_dirty(dirty.into_iter().map(|(key, _)| key));
+            return Err(e);
+        }
         Ok(dirty.len())
+    }
+
+    /// Merges the session states other hosts saved to the shared store since the last pull; how many
+    /// replaced a state here. Nothing to do without a shared store, or before states were first loaded
+    /// (they load current).
+    pub(crate) fn pull_sessions(&self, store: &cairn_store::SqliteStore) -> Result<usize> {
+        let (Some(shared), Some(sessions)) = (store.shared(), self.sessions_loaded()) else {
+            return Ok(0);
+        };
+        let _exchange = sessions.exchange();
+        let (pulled, upto) = shared.session_states_since(sessions.seen())?;
+        Ok(sessions.merge(pulled, upto))
     }
 }

@@ -41,8 +41,12 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// Every saved session state, as `(session_key, state JSON)`.
+    /// Every saved session state, as `(session_key, state JSON)` (the shared store's, when one is
+    /// attached).
     pub fn session_states(&self) -> Result<Vec<(String, String)>> {
+        if let Some(shared) = &self.shared {
+            return Ok(shared.session_states()?.0);
+        }
         let mut stmt = self.conn.prepare_cached("SELECT session_key, state FROM session_state")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -50,6 +54,9 @@ impl SqliteStore {
 
     /// One session's saved state JSON.
     pub fn session_state(&self, session_key: &str) -> Result<Option<String>> {
+        if let Some(shared) = &self.shared {
+            return shared.session_state(session_key);
+        }
         Ok(self
             .conn
             .prepare_cached("SELECT state FROM session_state WHERE session_key = ?1")?
@@ -57,8 +64,12 @@ impl SqliteStore {
             .optional()?)
     }
 
-    /// Save session states (`(session_key, state JSON)`) in one transaction.
+    /// Save session states (`(session_key, state JSON)`) in one transaction (into the shared store,
+    /// when one is attached).
     pub fn put_session_states(&mut self, states: &[(String, String)], at: Millis) -> Result<()> {
+        if let Some(shared) = &mut self.shared {
+            return shared.put_session_states(states, at);
+        }
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
             let mut stmt = tx.prepare_cached(

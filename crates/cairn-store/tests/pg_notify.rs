@@ -75,3 +75,36 @@ fn a_listener_hears_each_commit_to_the_log() {
     store.record_turn(&turn(3), vec![]).unwrap();
     assert_eq!(listener.wait(WAIT).unwrap(), Heard::Commit(6));
 }
+
+/// Session state saved on the server wakes the listening hosts, and a host pulls exactly the rows
+/// written after the last one it saw, in write order, one row per session.
+#[test]
+fn saved_session_state_wakes_listeners_and_is_pulled_by_row_number() {
+    let Some(server) =
+        cairn_test::postgres::server("saved_session_state_wakes_listeners_and_is_pulled_by_row_number")
+    else {
+        return;
+    };
+    let url = server.create_db();
+    let mut store = PgStore::open(&url).unwrap();
+    let mut listener = PgListener::connect(&url).unwrap();
+    let state = |k: &str, n: u32| (k.to_owned(), format!("{{\"turns\":{n}}}"));
+
+    store.put_session_states(&[state("a", 1), state("b", 1)], 10).unwrap();
+    assert_eq!(listener.wait(WAIT).unwrap(), Heard::Commit(0), "woken, with no log number");
+    let (all, seen) = store.session_states().unwrap();
+    assert_eq!((all.len(), seen), (2, 2));
+    assert_eq!(store.session_states_since(seen).unwrap(), (vec![], seen));
+
+    store.put_session_states(&[state("a", 2)], 11).unwrap();
+    assert_eq!(listener.wait(WAIT).unwrap(), Heard::Commit(0));
+    assert_eq!(store.session_states_since(seen).unwrap(), (vec![state("a", 2)], 3));
+    assert_eq!(store.session_state("a").unwrap().as_deref(), Some("{\"turns\":2}"));
+    assert_eq!(store.session_state("zzz").unwrap(), None);
+    // Nothing to save wakes nobody; a NUL is refused before anything is written.
+    store.put_session_states(&[], 12).unwrap();
+    assert_eq!(listener.wait(Duration::from_millis(100)).unwrap(), Heard::Nothing);
+    let err = store.put_session_states(&[state("c", 1), ("d".into(), "\0".into())], 13).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::BadInput, "{err}");
+    assert_eq!(store.session_states().unwrap().0.len(), 2);
+}

@@ -19,7 +19,7 @@ use super::{label_of, redact};
 use crate::{Error, Result};
 
 /// The channel on which commits to the ingest log are announced; the payload is the last sequence
-/// number the transaction wrote.
+/// number the transaction wrote (or `session` for a write of session state).
 pub const CHANNEL: &str = "cairn_log";
 
 /// The `application_name` of a listening connection (how it shows in `pg_stat_activity`).
@@ -27,7 +27,12 @@ pub const LISTENER_NAME: &str = "cairn-listen";
 
 /// Announces, when `tx` commits, that the log now reaches `seq`.
 pub(crate) fn notify(tx: &mut Transaction<'_>, seq: u64) -> Result<()> {
-    tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &seq.to_string()])?;
+    notify_text(tx, &seq.to_string())
+}
+
+/// Sends `payload` on [`CHANNEL`] when `tx` commits.
+pub(crate) fn notify_text(tx: &mut Transaction<'_>, payload: &str) -> Result<()> {
+    tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])?;
     Ok(())
 }
 

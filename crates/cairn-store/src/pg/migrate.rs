@@ -11,7 +11,10 @@ use postgres::Client;
 use crate::{Error, Result};
 
 /// The PostgreSQL migrations, in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/postgres/0001_init.sql"),
+    include_str!("../../migrations/postgres/0002_session_state.sql"),
+];
 
 /// The PostgreSQL schema version this build writes (numbered apart from the SQLite file's).
 pub const PG_SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

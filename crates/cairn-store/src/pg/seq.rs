@@ -1,4 +1,4 @@
-//! Gap-safe sequence numbers for the ingest log and the vector log.
+//! Gap-safe sequence numbers for the ingest log, the vector log and session state.
 //!
 //! A reader catches up with "everything after N". With a `SEQUENCE`, writer A could take 7, writer B
 //! take 8 and commit first: a reader then sees 8, moves on from 8, and never sees 7 once A commits.
@@ -24,6 +24,8 @@ pub(crate) enum Log {
     Ingest,
     /// The vector log (`vectors.vseq`).
     Vector,
+    /// Session state (`session_state.sseq`).
+    Session,
 }
 
 impl Log {
@@ -31,11 +33,12 @@ impl Log {
         match self {
             Log::Ingest => "ingest",
             Log::Vector => "vector",
+            Log::Session => "session",
         }
     }
 }
 
-/// Locks the counters of `logs` for the rest of `tx`, ingest before vector.
+/// Locks the counters of `logs` for the rest of `tx`, ingest before vector before session.
 pub(crate) fn claim(tx: &mut Transaction<'_>, logs: &[Log]) -> Result<()> {
     let mut logs = logs.to_vec();
     logs.sort();

@@ -1,0 +1,10 @@
+-- PostgreSQL schema version 2: session state (sticky pack, turn counter) shared by every host, so a
+-- session's follow-up turn keeps its pack whichever host serves it. Rows are numbered from their own
+-- gap-safe counter (`session`), so a host pulls what changed "after N" as it follows the ingest log.
+CREATE TABLE session_state (
+    session_key TEXT PRIMARY KEY,
+    state       TEXT NOT NULL,            -- JSON: sticky entry and turn counter, as SQLite holds it
+    updated_at  BIGINT NOT NULL,
+    sseq        BIGINT NOT NULL UNIQUE    -- `session` counter at the last write
+);
+INSERT INTO seq_counters (name, value) VALUES ('session', 0);
