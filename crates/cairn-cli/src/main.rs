@@ -94,6 +94,11 @@ enum Command {
     Export(portable::ExportArgs),
     /// Read an export into the store (idempotent); the index and graph follow.
     Import(portable::ImportArgs),
+    /// The store itself: `migrate` it into a new one (a shared PostgreSQL store, or back to SQLite).
+    Store {
+        #[command(subcommand)]
+        command: portable::StoreCommand,
+    },
     /// Wisdom compression: gather lessons, draft a `## Wisdom` section, check it, promote it into
     /// SOUL.md after review.
     Wisdom {
@@ -183,6 +188,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sessions(args) => sessions::sessions(args, &settings),
         Command::Export(args) => portable::export(args, &settings),
         Command::Import(args) => portable::import(args, &settings),
+        Command::Store { command } => portable::store(command, &settings),
         Command::Wisdom { command } => wisdom::wisdom(command, &settings),
         Command::ToolsCompact(args) => aci::tools_compact(args, &settings),
         Command::Workspace { command } => workspace::workspace(command, &settings),

@@ -267,7 +267,7 @@ async fn concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike()
     }
     // Per daemon: several client tasks, each capturing its own turns; plus turns sent to both at once.
     const CLIENTS: usize = 4;
-    const PER_CLIENT: usize = 50;
+    const PER_CLIENT: usize = 250;
     const BOTH: usize = 20;
     let words = [
         "harbour", "lantern", "meadow", "granite", "orchard", "saffron", "tundra", "velvet", "quarry",
@@ -488,4 +488,83 @@ async fn a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(psql(&server, &db, "SELECT count(*) FROM session_state"), "1");
+}
+
+/// A host killed (SIGKILL) while it catches up with a large harvest on another host is started again
+/// on the same data dir and catches up: every note once, none missing, none twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_killed_while_catching_up_catches_up_when_started_again() {
+    let Some(server) =
+        cairn_test::postgres::server("a_host_killed_while_catching_up_catches_up_when_started_again")
+    else {
+        return;
+    };
+    let _serial = SERIAL.lock().await;
+    let url = server.create_db();
+    let tmp = tempfile::tempdir().unwrap();
+    // More notes than one harvest batch (512 files), so the other host sees several commits.
+    const NOTES: usize = 1100;
+    let workspace = tmp.path().join("workspace");
+    std::fs::create_dir_all(workspace.join("memory")).unwrap();
+    for i in 0..NOTES {
+        std::fs::write(
+            workspace.join(format!("memory/survey-{i:04}.md")),
+            format!("# Survey {i}\n\nThe kestrelwing survey at site {i} counted marker{i} nests.\n"),
+        )
+        .unwrap();
+    }
+    let b = Host::start(tmp.path(), "b", &url);
+    b.wait_listening().await;
+    let chunks = |s: &Value| s["index"]["chunks"].as_u64().unwrap_or(0) as usize;
+
+    // A one-shot harvest on another host; B follows it commit by commit until it is killed.
+    let mut harvest = common::cairn();
+    harvest
+        .env("CAIRN_STORE__URL", &url)
+        .arg("--data-dir")
+        .arg(tmp.path().join("harvester"))
+        .arg("--workspace")
+        .arg(&workspace)
+        .arg("harvest")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let harvest = harvest.spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(120);
+    let seen = loop {
+        let n = chunks(&b.status().await);
+        if n > 0 {
+            break n;
+        }
+        assert!(Instant::now() < until, "B never saw the harvest");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let data = b.data.clone();
+    drop(b); // SIGKILL
+    println!("B killed after indexing {seen} of {NOTES} notes");
+    let out = harvest.wait_with_output().unwrap();
+    assert!(out.status.success(), "harvest: {}", String::from_utf8_lossy(&out.stderr));
+
+    // Started again on the same data dir (its index and graph as the kill left them).
+    let b = Host::start(tmp.path(), "b", &url);
+    assert_eq!(b.data, data);
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let s = b.status().await;
+        if chunks(&s) == NOTES {
+            break;
+        }
+        assert!(chunks(&s) <= NOTES, "a note indexed twice: {s}");
+        assert!(Instant::now() < until, "B did not catch up: {s}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for i in [0, NOTES / 2, NOTES - 1] {
+        let hits = b.search(&format!("marker{i}")).await;
+        assert_eq!(hits.len(), 1, "marker{i}: {hits:?}");
+    }
+    let hits = b.search("kestrelwing").await;
+    let mut ids: Vec<&str> = hits.iter().map(|(id, _)| id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), hits.len(), "each note once");
+    assert_eq!(hits.len(), 100, "as many hits as asked for");
 }

@@ -45,6 +45,7 @@ mod api;
 mod bootstrap;
 mod config;
 mod context;
+mod copy;
 mod derive;
 mod doctor;
 pub mod eval;
@@ -83,6 +84,7 @@ pub use graph::{GraphExpansion, GraphExpansionOptions, graph_context, graph_inde
 pub use index::{SyncReport, rebuild_index, sync_index};
 pub use links::{LinkRequest, Linked};
 pub use open::Engine;
+pub use copy::CopyReport;
 pub use portable::{EXPORT_FORMAT, EXPORT_VERSION, PortableReport, Record};
 pub use remote::REMOTE_LANE;
 pub use session::{SessionEntry, SessionStates};

@@ -93,6 +93,13 @@ pub struct PortableReport {
     pub subagents: u64,
     /// On import: records already in the store as they are (nothing written for them).
     pub unchanged: u64,
+    /// On import: chunks embedded afterwards (with a model configured), as a harvest embeds.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub embedded: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Engine {
@@ -157,7 +164,8 @@ impl Engine {
     }
 
     /// Reads an export (see [the module](self)) into the store: items and turns not already there as
-    /// they are, links, session states and spawns; then brings the index and the graph up to it.
+    /// they are, links, session states and spawns; then brings the index, the graph and (with a model)
+    /// the vectors up to it.
     /// Idempotent: importing the same export twice changes nothing the second time. A bad line is an
     /// error naming its line number, and nothing after it is read.
     pub fn import_store(&self, input: &mut dyn BufRead, source: &str) -> Result<PortableReport> {
@@ -264,6 +272,10 @@ impl Engine {
         self.sync_locked(&writer)?;
         // A loaded graph is synced and reloaded (imported links included); an unloaded one syncs on first use.
         self.refresh_graph(&mut writer)?;
+        // Vectors are not in an export: the imported chunks are embedded here, as a harvest's are.
+        if let Some(embedded) = self.embed_locked(&mut writer, &cairn_core::NoProgress)? {
+            report.embedded = embedded.embedded as u64;
+        }
         Ok(report)
     }
 }

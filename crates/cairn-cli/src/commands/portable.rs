@@ -1,11 +1,12 @@
-//! `cairn export` and `cairn import`: the store as JSON Lines, to back it up or move it.
+//! `cairn export`, `cairn import` and `cairn store migrate`: the store as JSON Lines, to back it up or
+//! move it.
 
 use std::io::{BufReader, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::Args;
+use clap::{Args, Subcommand};
 
 use crate::settings::Settings;
 
@@ -23,6 +24,81 @@ pub(crate) struct ImportArgs {
     /// Print what was imported as JSON
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum StoreCommand {
+    /// Copy this store into a new, empty one and verify the copy (counts, and the hash of both
+    /// exports); this store is only read.
+    Migrate(MigrateArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MigrateArgs {
+    /// Where to: a PostgreSQL database (`postgres://user@host:port/db`, or `host=… dbname=…`), or
+    /// `sqlite` for a single-host store in `--into`
+    #[arg(long)]
+    pub to: String,
+    /// The data dir of the copy (created; it must hold no store yet). With a shared store it holds this
+    /// host's own parts: point `data_dir` at it once you switch
+    #[arg(long)]
+    pub into: PathBuf,
+    /// Print what was copied as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub(crate) fn store(command: StoreCommand, settings: &Settings) -> anyhow::Result<ExitCode> {
+    match command {
+        StoreCommand::Migrate(args) => migrate(args, settings),
+    }
+}
+
+fn migrate(args: MigrateArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let url = match args.to.as_str() {
+        "sqlite" => None,
+        url if url.starts_with("postgres://") || url.starts_with("postgresql://") || url.contains('=') => {
+            Some(url.to_owned())
+        }
+        other => anyhow::bail!(
+            "`--to {other}`: give a PostgreSQL URL (`postgres://user@host:port/db`, or `host=… dbname=…`) \
+             or `sqlite`"
+        ),
+    };
+    let same_dir = std::fs::canonicalize(&args.into).ok() == std::fs::canonicalize(&settings.data_dir).ok();
+    if args.into.exists() && same_dir {
+        anyhow::bail!("`--into {}` is this store's own data dir: copy into a new one", args.into.display());
+    }
+    std::fs::create_dir_all(&args.into)
+        .with_context(|| format!("cannot create `{}`", args.into.display()))?;
+    let mut target = settings.clone();
+    target.data_dir = args.into.clone();
+    target.store.url = url.clone();
+    let report = settings.engine().copy_store_to(&target.engine(), &args.into)?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        let r = &report.copied;
+        outln!(
+            "copied {} items, {} turns, {} links, {} session states, {} sub-agent spawns into {}",
+            r.items,
+            r.turns,
+            r.links,
+            r.session_states,
+            r.subagents,
+            match &url {
+                Some(_) => format!("the shared store, with `{}` as this host's data dir", args.into.display()),
+                None => format!("`{}`", args.into.join("cairn.sqlite").display()),
+            }
+        );
+        outln!("verified: both exports are {} bytes with BLAKE3 {}", report.bytes, report.hash);
+        outln!(
+            "to use it: set `data_dir = \"{}\"`{}; this store is unchanged",
+            args.into.display(),
+            if url.is_some() { " and `[store] url`" } else { " and remove `[store] url`" }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn export(args: ExportArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
