@@ -138,6 +138,13 @@ enum Cmd {
         /// `Engine` (`Engine::context`, what `cairn context` runs), taking turns as with `--against`
         #[arg(long, conflicts_with_all = ["against", "one_thread"])]
         engine: bool,
+        /// With `--engine`: the data dir the engine serves (default: `--data`), such as a host of a
+        /// shared store holding the same items
+        #[arg(long, requires = "engine")]
+        engine_data: Option<PathBuf>,
+        /// With `--engine`: the engine's `[store] url` (a shared PostgreSQL store)
+        #[arg(long, requires = "engine")]
+        engine_store_url: Option<String>,
     },
     /// Local embedding throughput and single-query latency on a JSONL corpus (`text` per line).
     Embed {
@@ -366,6 +373,12 @@ fn load_queries(path: &Path) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
+/// The engine `context --engine` measures: its data dir and shared store.
+struct Served {
+    data: PathBuf,
+    store_url: Option<String>,
+}
+
 /// Harvests `workspace` into `data`'s store when it is empty, syncs `data`'s index, and returns it
 /// with the store's item count.
 fn open_synced(workspace: &Path, data: &Path) -> anyhow::Result<(cairn_recall::RecallIndex, u64)> {
@@ -424,7 +437,7 @@ fn context_bench(
     cairn: Option<PathBuf>,
     passes: usize,
     blocks: Option<&Path>,
-    engine: bool,
+    engine: Option<Served>,
 ) -> anyhow::Result<serde_json::Value> {
     use cairn_core::Scope;
     use cairn_engine::{ContextQuery, ContextRequest, Engine, EngineConfig};
@@ -439,12 +452,13 @@ fn context_bench(
     } else if one_thread {
         recallers
             .push(Recaller::new(&index, RecallSettings { parallel: false, ..RecallSettings::default() })?);
-    } else if engine {
+    } else if engine.is_some() {
         // A placeholder for the engine's turn: the loop below serves it through `Engine::context`.
         recallers.push(Recaller::new(&index, RecallSettings::default())?);
     }
-    let served = engine.then(|| {
-        let mut cfg = EngineConfig::new(data);
+    let served = engine.as_ref().map(|served| {
+        let mut cfg = EngineConfig::new(&served.data);
+        cfg.store.url = served.store_url.clone();
         cfg.embed.provider = cairn_engine::settings::EmbedProvider::None;
         cfg.context.budget = budget;
         Engine::open_lazy(cfg)
@@ -583,10 +597,17 @@ fn context_bench(
         obj.extend(first.clone());
     }
     if let Some((same, ratio)) = compared {
-        let what = match (against, engine) {
+        let what = match (against, &engine) {
             (Some(dir), _) => serde_json::json!(dir),
-            (None, true) => serde_json::json!("the same data, served by Engine::context"),
-            (None, false) => serde_json::json!("the same data, recall on one thread"),
+            (None, Some(Served { data: d, store_url: None })) if d == data => {
+                serde_json::json!("the same data, served by Engine::context")
+            }
+            (None, Some(Served { data: d, store_url })) => serde_json::json!(format!(
+                "`{}`{}, served by Engine::context",
+                d.display(),
+                store_url.as_ref().map_or(String::new(), |_| " on the shared store".to_owned())
+            )),
+            (None, None) => serde_json::json!("the same data, recall on one thread"),
         };
         obj.insert(
             "against".into(),
@@ -707,6 +728,8 @@ fn main() -> anyhow::Result<()> {
             serial,
             blocks,
             engine,
+            engine_data,
+            engine_store_url,
         } => {
             let mut queries = load_queries(&queries)?;
             queries.truncate(limit.unwrap_or(usize::MAX));
@@ -722,7 +745,10 @@ fn main() -> anyhow::Result<()> {
                 cairn,
                 passes,
                 blocks.as_deref(),
-                engine,
+                engine.then(|| Served {
+                    data: engine_data.unwrap_or_else(|| data.clone()),
+                    store_url: engine_store_url,
+                }),
             )?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }

@@ -77,7 +77,10 @@ fn store_migrate_to_postgres_and_back() {
     };
     let url = server.create_db();
     let env = common::Env::new(&["memory"]);
-    env.write("memory/boat.md", "---\ntags: [sailing]\n---\n# Boat\n\nThe sailing boat is moored at pier nine.\n");
+    env.write(
+        "memory/boat.md",
+        "---\ntags: [sailing]\n---\n# Boat\n\nThe sailing boat is moored at pier nine.\n",
+    );
     env.write("memory/crew.md", "# Crew\n\nMira skippers the boat on Saturdays.\n");
     env.ok(&["harvest"]);
     env.ok(&["link", "memory/crew.md", "memory/boat.md", "--reason", "Mira sails it"]);
@@ -87,7 +90,8 @@ fn store_migrate_to_postgres_and_back() {
     let migrate = |cmd: &mut std::process::Command, args: &[&str]| {
         common::output(&cmd.args(["store", "migrate"]).args(args).output().unwrap())
     };
-    let (code, out, err) = migrate(&mut env.cmd(), &["--to", &url, "--into", team.to_str().unwrap(), "--json"]);
+    let (code, out, err) =
+        migrate(&mut env.cmd(), &["--to", &url, "--into", team.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -114,7 +118,8 @@ fn store_migrate_to_postgres_and_back() {
     assert!(found.contains("memory-file:memory/crew.md"), "{found}");
 
     // Not into a store that holds something: nothing is written.
-    let (code, _, err) = migrate(&mut env.cmd(), &["--to", &url, "--into", env.tmp.path().join("again").to_str().unwrap()]);
+    let (code, _, err) =
+        migrate(&mut env.cmd(), &["--to", &url, "--into", env.tmp.path().join("again").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the target store is not empty"), "{err}");
     assert_eq!(on_team(&["export"]).1, original);
@@ -129,9 +134,8 @@ fn store_migrate_to_postgres_and_back() {
     let (code, out, err) = on_team(&["store", "migrate", "--to", "sqlite", "--into", back.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("verified: both exports are"), "{out}");
-    let back_export = common::output(
-        &common::cairn().arg("--data-dir").arg(&back).arg("export").output().unwrap(),
-    );
+    let back_export =
+        common::output(&common::cairn().arg("--data-dir").arg(&back).arg("export").output().unwrap());
     assert_eq!(back_export.1, original, "back on SQLite, the same bytes again");
     assert_eq!(env.ok(&["export"]), original, "the original is unchanged");
 }

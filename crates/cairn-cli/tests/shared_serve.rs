@@ -480,7 +480,8 @@ async fn a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn() {
     // One row per session on the server, the state B saved last.
     let until = Instant::now() + Duration::from_secs(5);
     loop {
-        let state = psql(&server, &db, &format!("SELECT state FROM session_state WHERE session_key = '{SESSION}'"));
+        let state =
+            psql(&server, &db, &format!("SELECT state FROM session_state WHERE session_key = '{SESSION}'"));
         if state.contains("\"turns\":2") {
             break;
         }

@@ -221,7 +221,11 @@ impl Engine {
 
     /// Embeds the chunks lacking a vector (no model: nothing, `None`) and brings a loaded vector index
     /// up to them. An embedder failure is a warning: the chunks stay pending for the next run.
-    pub(crate) fn embed_locked(&self, writer: &mut SqliteStore, progress: &dyn Progress) -> Result<Option<EmbedReport>> {
+    pub(crate) fn embed_locked(
+        &self,
+        writer: &mut SqliteStore,
+        progress: &dyn Progress,
+    ) -> Result<Option<EmbedReport>> {
         if !self.cfg.wants_vectors() {
             return Ok(None);
         }

@@ -77,6 +77,7 @@ pub use config::{
     GraphSettings,
 };
 pub use context::{ContextRequest, Recalled, assemble_for, candidates_for, context, recall_for};
+pub use copy::CopyReport;
 pub use derive::{DerivedReport, HarvestOutcome};
 pub use doctor::{Check, CheckStatus};
 pub use forget::{Forget, Forgotten};
@@ -84,7 +85,6 @@ pub use graph::{GraphExpansion, GraphExpansionOptions, graph_context, graph_inde
 pub use index::{SyncReport, rebuild_index, sync_index};
 pub use links::{LinkRequest, Linked};
 pub use open::Engine;
-pub use copy::CopyReport;
 pub use portable::{EXPORT_FORMAT, EXPORT_VERSION, PortableReport, Record};
 pub use remote::REMOTE_LANE;
 pub use session::{SessionEntry, SessionStates};

@@ -87,7 +87,8 @@ fn migrate(args: MigrateArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
             r.session_states,
             r.subagents,
             match &url {
-                Some(_) => format!("the shared store, with `{}` as this host's data dir", args.into.display()),
+                Some(_) =>
+                    format!("the shared store, with `{}` as this host's data dir", args.into.display()),
                 None => format!("`{}`", args.into.join("cairn.sqlite").display()),
             }
         );
