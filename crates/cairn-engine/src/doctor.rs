@@ -204,7 +204,14 @@ impl Engine {
                 return (Check::fail(NAME, format!("shared store: {e}"), hint), None);
             }
         };
-        let shared = store.shared().map(|s| format!(" + shared `{}`", s.label())).unwrap_or_default();
+        let shared = store
+            .shared()
+            .map(|s| {
+                let version = s.schema_version().map_or_else(|_| "?".to_owned(), |v| v.to_string());
+                format!(" + shared `{}` (schema v{version}, {})", s.label(), s.transport().as_str())
+            })
+            .unwrap_or_default();
+        let in_clear = store.shared().is_some_and(|s| s.transport() == cairn_store::PgTransport::Plain);
         match store.status() {
             Ok(st) => {
                 let detail = format!(
@@ -213,6 +220,11 @@ impl Engine {
                     count(st.chunks, "chunk"),
                     count(st.sessions, "session")
                 );
+                if in_clear {
+                    let hint = "the password and the memory cross the network in clear: add \
+                                `sslmode=require` (and `sslrootcert=<the server's CA>`) to `[store] url`";
+                    return (Check::warn(NAME, detail, hint), Some(store));
+                }
                 (Check::ok(NAME, detail), Some(store))
             }
             Err(e) => (Check::fail(NAME, format!("`{shown}` cannot be read: {e}"), rebuild), None),

@@ -94,7 +94,7 @@ pub enum Error {
         reason: String,
     },
     /// Connecting to the PostgreSQL server failed.
-    #[error("cannot connect to the store at `{url}`: {source}")]
+    #[error("cannot connect to the store at `{url}`: {}", with_causes(source))]
     Connect {
         /// The server and database, without the password.
         url: String,
@@ -149,6 +149,19 @@ impl Error {
 
 /// Lost connections, a server shutting down or out of room, lock timeouts, deadlocks and serialisation
 /// failures may pass when retried; anything else is a bug or an unexpected state.
+/// `e` and what caused it, as `error: cause: cause` ("db error" alone says nothing; its cause is the
+/// server's message, and a TLS failure's cause names the certificate problem).
+fn with_causes(e: &postgres::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}
+
 fn pg_kind(e: &postgres::Error) -> ErrorKind {
     use postgres::error::SqlState;
     let Some(code) = e.code() else {

@@ -39,7 +39,7 @@ pub use graph::{GraphEdgeRow, GraphNodeRow, GraphRows, LINK_OWNER, RawGraphEdge,
 pub use migrate::SCHEMA_VERSION;
 pub use pg::{
     CHANNEL as PG_LOG_CHANNEL, Heard, LISTENER_NAME as PG_LISTENER_NAME, PG_SCHEMA_VERSION, PgListener,
-    PgStore,
+    PgStore, Transport as PgTransport,
 };
 pub use serving::{QueueCounts, QueuedCapture};
 pub use sqlite::SqliteStore;

@@ -1,5 +1,6 @@
 //! A throw-away PostgreSQL server for tests: `initdb` into a temporary directory, `pg_ctl start` on a
 //! Unix socket in that directory (no TCP port), one database per test, stopped when dropped.
+//! [`tls_server`] also listens on a free TCP port of 127.0.0.1, accepting only TLS there.
 //!
 //! The server binaries are looked up on `PATH`, then in `/usr/lib/postgresql/<version>/bin` (Debian's
 //! layout), newest version first. `initdb` refuses to run as root: a root process runs the server as
@@ -20,7 +21,7 @@ pub const REQUIRE_ENV: &str = "CAIRN_TEST_PG";
 /// The system user a root process runs the server as.
 const SERVER_USER: &str = "cairnpg";
 
-/// The port number in the socket's name (`.s.PGSQL.<port>`); nothing listens on TCP.
+/// The port number in the socket's name (`.s.PGSQL.<port>`) of a server that does not listen on TCP.
 const PORT: u16 = 5432;
 
 /// A running server in a temporary directory; stopped (and the directory removed) on drop.
@@ -30,12 +31,34 @@ pub struct PgServer {
     dir: tempfile::TempDir,
     as_user: Option<&'static str>,
     next_db: AtomicU32,
+    /// The port: in the socket's name, and on 127.0.0.1 when `tls`.
+    port: u16,
+    tls: bool,
+}
+
+/// A server certificate and its key, PEM.
+#[derive(Debug, Clone)]
+pub struct ServerCert {
+    /// The certificate (chain), PEM.
+    pub cert_pem: String,
+    /// Its private key, PEM.
+    pub key_pem: String,
 }
 
 /// Starts a server for the test `test`, or returns `None` (after printing why) when PostgreSQL tests
 /// are skipped. Panics when the server cannot start, and when binaries are missing while
 /// `CAIRN_TEST_PG=required`.
 pub fn server(test: &str) -> Option<PgServer> {
+    server_with(test, None)
+}
+
+/// Like [`server`], and also listening on a free TCP port of 127.0.0.1 ([`PgServer::port`]) with TLS
+/// (`cert`), where it refuses connections without TLS (`hostnossl` has no entry in `pg_hba.conf`).
+pub fn tls_server(test: &str, cert: &ServerCert) -> Option<PgServer> {
+    server_with(test, Some(cert))
+}
+
+fn server_with(test: &str, cert: Option<&ServerCert>) -> Option<PgServer> {
     let mode = std::env::var(REQUIRE_ENV).unwrap_or_default();
     if mode == "skip" {
         println!("skipped: {test}: {REQUIRE_ENV}=skip");
@@ -53,11 +76,11 @@ pub fn server(test: &str) -> Option<PgServer> {
         );
         return None;
     };
-    Some(PgServer::start(bin))
+    Some(PgServer::start(bin, cert))
 }
 
 impl PgServer {
-    fn start(bin: PathBuf) -> Self {
+    fn start(bin: PathBuf, cert: Option<&ServerCert>) -> Self {
         let as_user = is_root().then(|| {
             ensure_user(SERVER_USER);
             SERVER_USER
@@ -66,7 +89,14 @@ impl PgServer {
         if let Some(user) = as_user {
             run(Command::new("chown").arg(format!("{user}:")).arg(dir.path()), "chown");
         }
-        let server = PgServer { bin, dir, as_user, next_db: AtomicU32::new(0) };
+        let port = match cert {
+            Some(_) => std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port on 127.0.0.1")
+                .port(),
+            None => PORT,
+        };
+        let server = PgServer { bin, dir, as_user, next_db: AtomicU32::new(0), port, tls: cert.is_some() };
         let data = server.data_dir();
         server.run_server_tool(
             "initdb",
@@ -83,14 +113,48 @@ impl PgServer {
                 "--no-sync".as_ref(),
             ],
         );
+        if let Some(cert) = cert {
+            // Local connections as before; TCP only with TLS.
+            server.write_server_file("server.crt", &cert.cert_pem);
+            server.write_server_file("server.key", &cert.key_pem);
+            server.write_server_file(
+                "pg_hba.conf",
+                "local all all trust\nhostssl all all 127.0.0.1/32 trust\n",
+            );
+        }
         server.pg_ctl_start();
         server
+    }
+
+    /// Writes `name` into the data directory, readable by the server's user only.
+    fn write_server_file(&self, name: &str, content: &str) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.data_dir().join(name);
+        std::fs::write(&path, content).expect("writing a server file");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        if let Some(user) = self.as_user {
+            run(Command::new("chown").arg(format!("{user}:")).arg(&path), "chown");
+        }
+    }
+
+    /// The port the server listens on (on 127.0.0.1 for a [`tls_server`]; else only in the socket's
+    /// name).
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Starts the server on its data directory (waiting until it accepts connections).
     fn pg_ctl_start(&self) {
         let data = self.data_dir();
-        let options = format!("-k {} -p {PORT} -c listen_addresses= -F", self.socket_dir().display());
+        let port = self.port;
+        let options = match self.tls {
+            true => format!(
+                "-k {} -p {port} -c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file=server.crt \
+                 -c ssl_key_file=server.key -F",
+                self.socket_dir().display()
+            ),
+            false => format!("-k {} -p {port} -c listen_addresses= -F", self.socket_dir().display()),
+        };
         let log = self.dir.path().join("server.log");
         self.run_server_tool(
             "pg_ctl",
@@ -163,13 +227,13 @@ impl PgServer {
                 }
             })
             .collect();
-        format!("postgres://postgres@{host}:{PORT}/{name}")
+        format!("postgres://postgres@{host}:{}/{name}", self.port)
     }
 
     /// Runs a client program of the server's installation (`createdb`, `psql`) against it as `postgres`.
     pub fn run_client(&self, tool: &str, args: &[&str]) -> String {
         let mut cmd = Command::new(self.bin.join(tool));
-        cmd.arg("-h").arg(self.socket_dir()).arg("-p").arg(PORT.to_string()).arg("-U").arg("postgres");
+        cmd.arg("-h").arg(self.socket_dir()).arg("-p").arg(self.port.to_string()).arg("-U").arg("postgres");
         cmd.args(args);
         run(&mut cmd, tool)
     }

@@ -13,9 +13,8 @@
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls, Transaction};
+use postgres::{Client, Transaction};
 
-use super::{label_of, redact};
 use crate::{Error, Result};
 
 /// The channel on which commits to the ingest log are announced; the payload is the last sequence
@@ -60,15 +59,11 @@ pub enum Heard {
 impl PgListener {
     /// Connects to the database at `url` (as [`super::PgStore::open`] takes it) and listens.
     pub fn connect(url: &str) -> Result<Self> {
-        let mut config: postgres::Config = url
-            .parse()
-            .map_err(|e: postgres::Error| Error::BadUrl { url: redact(url), reason: e.to_string() })?;
-        config.application_name(LISTENER_NAME);
-        let label = label_of(&config);
-        let mut client =
-            config.connect(NoTls).map_err(|source| Error::Connect { url: label.clone(), source })?;
+        let mut server = super::connect::Server::parse(url)?;
+        server.config.application_name(LISTENER_NAME);
+        let mut client = server.connect()?;
         client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
-        Ok(Self { client, label })
+        Ok(Self { client, label: server.label })
     }
 
     /// The server and database, without the password (for messages).

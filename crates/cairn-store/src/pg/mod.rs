@@ -6,6 +6,7 @@
 //! stores them (JSON as text, vectors as little-endian f32 bytes), and text is ordered bytewise
 //! (`COLLATE "C"`) whatever the database's locale, as SQLite orders it.
 
+mod connect;
 mod listen;
 mod migrate;
 mod seq;
@@ -15,8 +16,9 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance};
-use postgres::{Client, GenericClient, NoTls, Row, Transaction};
+use postgres::{Client, GenericClient, Row, Transaction};
 
+pub use connect::Transport;
 pub use listen::{CHANNEL, Heard, LISTENER_NAME, PgListener};
 pub use migrate::PG_SCHEMA_VERSION;
 use seq::Log;
@@ -36,33 +38,34 @@ const PAGE: i64 = 500;
 /// one `PgStore` per thread that needs its own connection.
 pub struct PgStore {
     client: Mutex<Client>,
-    config: postgres::Config,
-    label: String,
+    server: connect::Server,
 }
 
 impl std::fmt::Debug for PgStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PgStore").field("label", &self.label).finish_non_exhaustive()
+        f.debug_struct("PgStore").field("label", &self.server.label).finish_non_exhaustive()
     }
 }
 
 impl PgStore {
     /// Connect to the database at `url` (`postgres://user:password@host:port/database`, or a
-    /// key=value connection string) and migrate it to [`PG_SCHEMA_VERSION`].
+    /// key=value connection string; TLS with `sslmode=require`, see [`connect`]) and migrate it to
+    /// [`PG_SCHEMA_VERSION`].
     pub fn open(url: &str) -> Result<Self> {
-        let config: postgres::Config = url
-            .parse()
-            .map_err(|e: postgres::Error| Error::BadUrl { url: redact(url), reason: e.to_string() })?;
-        let label = label_of(&config);
-        let mut client =
-            config.connect(NoTls).map_err(|source| Error::Connect { url: label.clone(), source })?;
-        migrate::migrate(&mut client, &label)?;
-        Ok(Self { client: Mutex::new(client), config, label })
+        let server = connect::Server::parse(url)?;
+        let mut client = server.connect()?;
+        migrate::migrate(&mut client, &server.label)?;
+        Ok(Self { client: Mutex::new(client), server })
     }
 
     /// The server and database, without user password (for messages).
     pub fn label(&self) -> &str {
-        &self.label
+        &self.server.label
+    }
+
+    /// How the connections reach the server (TLS, a socket, or TCP in clear).
+    pub fn transport(&self) -> Transport {
+        self.server.transport()
     }
 
     /// The id the database was given when Cairn created its tables (the same for every host).
@@ -81,10 +84,7 @@ impl PgStore {
         // A panic while holding the connection leaves no transaction open (it is rolled back on drop).
         let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
         if client.is_closed() {
-            *client = self
-                .config
-                .connect(NoTls)
-                .map_err(|source| Error::Connect { url: self.label.clone(), source })?;
+            *client = self.server.connect()?;
         }
         Ok(client)
     }
