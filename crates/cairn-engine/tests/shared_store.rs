@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use cairn_engine::{Caller, Engine, EngineConfig, Forget, IngestNote};
+use cairn_engine::{Caller, Engine, EngineConfig, Forget, IngestNote, SubagentSpawn};
 use cairn_ingest::{CaptureOutcome, HarvestRequest, NoProgress, TurnInput};
 
 fn config(data: &Path, url: &str) -> EngineConfig {
@@ -117,4 +117,70 @@ fn a_data_dir_follows_one_store() {
     drop(Engine::open(config(&host, &first)).unwrap());
     let Err(err) = Engine::open(config(&host, &second)) else { panic!("a data dir switched shared stores") };
     assert!(err.to_string().contains("another shared store"), "{err}");
+}
+
+/// A sub-agent spawned from a group chat on one host is served on another with its parent's audience:
+/// the spawn record is on the shared store. Without it the other host would take the child, whose key
+/// alone says nothing of its parent, for the owner's, and give it private memory.
+#[test]
+fn a_sub_agent_keeps_its_parents_audience_on_every_host() {
+    let Some(server) = cairn_test::postgres::server("a_sub_agent_keeps_its_parents_audience_on_every_host")
+    else {
+        return;
+    };
+    let url = server.create_db();
+    let dir = tempfile::tempdir().unwrap();
+    let a = Engine::open(config(&dir.path().join("a"), &url)).unwrap();
+    let b = Engine::open(config(&dir.path().join("b"), &url)).unwrap();
+    const GROUP: &str = "agent:main:telegram:group:-1001";
+    const CHILD: &str = "agent:main:subagent:7f3a";
+    a.ingest(&IngestNote { text: "The vendor contract renews at 41k.".into(), ..Default::default() })
+        .unwrap();
+    assert!(b.scope_for(Caller::Session(CHILD), None).allow_private, "unlinked, a child is the owner's");
+
+    let req = SubagentSpawn {
+        parent_session_key: GROUP.into(),
+        child_session_key: CHILD.into(),
+        run_id: Some("run-1".into()),
+        ..Default::default()
+    };
+    a.spawned(&req).unwrap();
+    for (host, engine) in [("A", &a), ("B", &b)] {
+        assert!(
+            !engine.scope_for(Caller::Session(CHILD), None).allow_private,
+            "{host}: the child of a group"
+        );
+        assert_eq!(engine.subagent(CHILD).map(|l| l.parent).as_deref(), Some(GROUP), "{host}");
+    }
+    b.refresh_derived();
+    let scope = b.scope_for(Caller::Session(CHILD), None);
+    assert!(
+        b.search("vendor contract renews", scope, 10).is_empty(),
+        "private memory reached the child on B"
+    );
+    // Its end, recorded on B, is seen on A.
+    let ended = cairn_engine::SubagentEnded {
+        child_session_key: CHILD.into(),
+        outcome: Some("ok".into()),
+        ..Default::default()
+    };
+    b.subagent_ended(&ended).unwrap();
+    assert_eq!(a.subagent(CHILD).unwrap().outcome.as_deref(), Some("ok"));
+
+    // A host whose file kept a spawn record from before they were shared moves it to the server.
+    const OLDER: &str = "agent:main:subagent:older";
+    let c_dir = dir.path().join("c");
+    std::fs::create_dir_all(&c_dir).unwrap();
+    let mut local = cairn_store::SqliteStore::open(&c_dir.join("cairn.sqlite")).unwrap();
+    let link = cairn_store::SubagentLink {
+        child: OLDER.into(),
+        parent: GROUP.into(),
+        spawned_at: 1,
+        ..Default::default()
+    };
+    local.put_subagent(&link).unwrap();
+    drop(local);
+    let c = Engine::open(config(&c_dir, &url)).unwrap();
+    assert_eq!(c.subagent(OLDER).map(|l| l.parent).as_deref(), Some(GROUP));
+    assert!(!b.scope_for(Caller::Session(OLDER), None).allow_private, "B knows it too");
 }

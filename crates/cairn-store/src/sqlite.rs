@@ -120,9 +120,10 @@ impl SqliteStore {
         &mut self.conn
     }
 
-    /// Attach a shared store: from now on every [`Store`] method, and the session and turn reads of
-    /// the host-local parts, go to `shared`; this file keeps the graph tables, serving state and
-    /// sub-agent records of this host.
+    /// Attach a shared store: from now on every [`Store`] method, the session and turn reads of the
+    /// host-local parts, session state and sub-agent spawn records go to `shared`; this file keeps the
+    /// graph tables and the capture queue of this host. Spawn records this file kept from before they
+    /// were shared are moved to the server (a writable connection does it, once).
     ///
     /// A data dir follows one log for good: its index and graph tables record how far they got in it.
     /// Attaching is refused when this file has a log of its own (a single-host store: move its memory
@@ -164,6 +165,9 @@ impl SqliteStore {
             }
         }
         self.shared = Some(shared);
+        if !self.conn.is_readonly(rusqlite::MAIN_DB)? {
+            self.move_spawn_records()?;
+        }
         Ok(self)
     }
 

@@ -1,5 +1,6 @@
 //! Sub-agent runs: which session spawned which. A child's turns get their task's context from the
-//! parent through this record, and its captured turns are linked back to the parent.
+//! parent through this record, and its captured turns are linked back to the parent. With a shared
+//! store attached the records live there (`pg/subagents.rs`), so every host knows a child's parent.
 
 use cairn_core::Millis;
 use rusqlite::{OptionalExtension, Row, params};
@@ -91,6 +92,9 @@ impl SqliteStore {
     /// Records a spawn. A second spawn event for the same child replaces the first (the host may
     /// repeat one after a restart); a task already seen is kept.
     pub fn put_subagent(&mut self, link: &SubagentLink) -> Result<()> {
+        if let Some(shared) = &mut self.shared {
+            return shared.put_subagent(link);
+        }
         let turns = serde_json::to_string(&link.parent_turns).unwrap_or_else(|_| "[]".into());
         self.conn.execute(
             "INSERT INTO subagents (child_key, parent_key, run_id, agent_id, label, mode, parent_turns, \
@@ -117,6 +121,9 @@ impl SqliteStore {
 
     /// The spawn record of `child`, if one was made.
     pub fn subagent(&self, child: &str) -> Result<Option<SubagentLink>> {
+        if let Some(shared) = &self.shared {
+            return shared.subagent(child);
+        }
         Ok(self
             .conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM subagents WHERE child_key = ?1"))?
@@ -126,6 +133,9 @@ impl SqliteStore {
 
     /// Every spawn record, oldest first.
     pub fn subagents(&self) -> Result<Vec<SubagentLink>> {
+        if let Some(shared) = &self.shared {
+            return shared.subagents();
+        }
         let mut stmt = self
             .conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM subagents ORDER BY spawned_at, child_key"))?;
@@ -136,6 +146,9 @@ impl SqliteStore {
     /// Remembers the child's task (its first prompt) unless one is already known. Returns whether it
     /// was set.
     pub fn set_subagent_task(&mut self, child: &str, task: &str) -> Result<bool> {
+        if let Some(shared) = &mut self.shared {
+            return shared.set_subagent_task(child, task);
+        }
         let n = self.conn.execute(
             "UPDATE subagents SET task = ?2 WHERE child_key = ?1 AND task IS NULL",
             params![child, task],
@@ -145,6 +158,9 @@ impl SqliteStore {
 
     /// Records how the child ended. Returns `false` when no spawn of it was recorded.
     pub fn end_subagent(&mut self, child: &str, end: &SubagentEnd) -> Result<bool> {
+        if let Some(shared) = &mut self.shared {
+            return shared.end_subagent(child, end);
+        }
         let n = self.conn.execute(
             "UPDATE subagents SET ended_at = ?2, outcome = ?3, reason = ?4, error = ?5 WHERE child_key = ?1",
             params![child, end.at, end.outcome, end.reason, end.error],
@@ -152,8 +168,37 @@ impl SqliteStore {
         Ok(n > 0)
     }
 
+    /// Moves the spawn records this file holds to the attached shared store (kept here by a version
+    /// that did not share them: a host serving the child without its record would take it for the
+    /// owner's); how many.
+    pub(crate) fn move_spawn_records(&mut self) -> Result<usize> {
+        let Some(shared) = self.shared.as_mut() else { return Ok(0) };
+        let local: Vec<SubagentLink> = {
+            let mut stmt = self.conn.prepare_cached(&format!("SELECT {COLUMNS} FROM subagents"))?;
+            let rows = stmt.query_map([], decode)?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        for link in &local {
+            shared.put_subagent(link)?;
+            if let Some(at) = link.ended_at {
+                let end = SubagentEnd {
+                    at,
+                    outcome: link.outcome.clone(),
+                    reason: link.reason.clone(),
+                    error: link.error.clone(),
+                };
+                shared.end_subagent(&link.child, &end)?;
+            }
+            self.conn.execute("DELETE FROM subagents WHERE child_key = ?1", [&link.child])?;
+        }
+        Ok(local.len())
+    }
+
     /// Drops the spawn record of `child` (forgetting its session). Returns whether there was one.
     pub fn remove_subagent(&mut self, child: &str) -> Result<bool> {
+        if let Some(shared) = &mut self.shared {
+            return shared.remove_subagent(child);
+        }
         Ok(self.conn.execute("DELETE FROM subagents WHERE child_key = ?1", [child])? > 0)
     }
 

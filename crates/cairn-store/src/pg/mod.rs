@@ -11,6 +11,7 @@ mod listen;
 mod migrate;
 mod seq;
 mod sessions;
+mod subagents;
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
