@@ -49,6 +49,8 @@ pub fn open_graph(store: &mut SqliteStore) -> Result<Graph> {
 /// [`open_graph`], with the generation of the graph tables it read ([`SqliteStore::graph_generation`],
 /// read before loading: a write after that read is seen by the next refresh).
 pub(crate) fn load_synced(store: &mut SqliteStore) -> Result<(Graph, u64)> {
+    // Links other hosts of a shared store made.
+    store.pull_shared_links()?;
     if cairn_graph::graph_is_stale(store)? {
         cairn_graph::sync_graph(store)?;
     }

@@ -548,6 +548,8 @@ impl Engine {
         let Some(slot) = self.graph.get() else {
             return Ok(false);
         };
+        // Links other hosts of a shared store made (they move the graph's generation).
+        store.pull_shared_links()?;
         let stale = cairn_graph::graph_is_stale(store).unwrap_or(true);
         let failed = slot.read().unwrap_or_else(|e| e.into_inner()).is_err();
         // Written by another process without a new ingest sequence (`cairn graph link`, `cairn graph

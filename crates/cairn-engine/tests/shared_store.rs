@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use cairn_engine::{Caller, Engine, EngineConfig, Forget, IngestNote, SubagentSpawn};
+use cairn_engine::{Caller, Engine, EngineConfig, Forget, IngestNote, LinkRequest, SubagentSpawn};
 use cairn_ingest::{CaptureOutcome, HarvestRequest, NoProgress, TurnInput};
 
 fn config(data: &Path, url: &str) -> EngineConfig {
@@ -183,4 +183,54 @@ fn a_sub_agent_keeps_its_parents_audience_on_every_host() {
     let c = Engine::open(config(&c_dir, &url)).unwrap();
     assert_eq!(c.subagent(OLDER).map(|l| l.parent).as_deref(), Some(GROUP));
     assert!(!b.scope_for(Caller::Session(OLDER), None).allow_private, "B knows it too");
+}
+
+/// A link made with `cairn link` on one host is followed by the others: a daemon's graph as it
+/// follows the store, a new host's graph when it first loads it; each host holds it once.
+#[test]
+fn a_link_made_on_one_host_is_in_every_hosts_graph() {
+    let Some(server) = cairn_test::postgres::server("a_link_made_on_one_host_is_in_every_hosts_graph") else {
+        return;
+    };
+    let url = server.create_db();
+    let dir = tempfile::tempdir().unwrap();
+    let a = Engine::open(config(&dir.path().join("a"), &url)).unwrap();
+    let b = Engine::open(config(&dir.path().join("b"), &url)).unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(ws.join("memory")).unwrap();
+    std::fs::write(ws.join("memory/boat.md"), "# Boat\n\nThe sailing boat is moored at pier nine.\n")
+        .unwrap();
+    std::fs::write(ws.join("memory/crew.md"), "# Crew\n\nMira skippers on Saturdays.\n").unwrap();
+    let req = HarvestRequest { root: ws, paths: vec![], dry_run: false, force: false };
+    a.harvest(&req, &NoProgress, &NoProgress).unwrap();
+    a.refresh_derived();
+    b.refresh_derived();
+    let owner = a.scope_for(Caller::Owner, None);
+    let links = |e: &Engine| -> usize {
+        let export = serde_json::to_string(&e.graph_export(&owner).unwrap()).unwrap();
+        export.matches("Mira sails it").count()
+    };
+    assert_eq!(links(&b), 0, "B's graph is loaded, without the link");
+
+    let link = LinkRequest {
+        from: "memory-file:memory/crew.md".into(),
+        to: "memory-file:memory/boat.md".into(),
+        kind: "related".into(),
+        reason: "Mira sails it".into(),
+        weight: 1.0,
+    };
+    a.link(&link).unwrap();
+    a.refresh_derived();
+    assert_eq!(links(&a), 1);
+    b.refresh_derived();
+    assert_eq!(links(&b), 1, "B follows the link");
+    let c = Engine::open(config(&dir.path().join("c"), &url)).unwrap();
+    assert_eq!(links(&c), 1, "a new host has it from its first load");
+    // Made again (a new reason), it is replaced everywhere, never doubled.
+    a.link(&LinkRequest { reason: "Mira sails it on Saturdays".into(), ..link }).unwrap();
+    a.refresh_derived();
+    b.refresh_derived();
+    assert_eq!((links(&a), links(&b)), (1, 1));
+    let export = serde_json::to_string(&b.graph_export(&owner).unwrap()).unwrap();
+    assert!(export.contains("Mira sails it on Saturdays"), "{export}");
 }

@@ -162,14 +162,42 @@ impl SqliteStore {
     }
 
     /// Add an explicit link (owner [`LINK_OWNER`]); an existing link with the same ends and type is
-    /// replaced.
+    /// replaced. With a shared store attached the link is written there first, for every host.
     pub fn graph_add_link(&mut self, edge: &GraphEdgeRow) -> Result<()> {
+        if let Some(shared) = self.shared.as_mut() {
+            shared.put_link(edge)?;
+        }
+        self.put_link_here(edge)
+    }
+
+    /// Adds the links other hosts wrote to the attached shared store since the last pull to this
+    /// file's graph tables; how many. Nothing without a shared store, or on a read-only connection.
+    pub fn pull_shared_links(&mut self) -> Result<usize> {
+        const SEEN: &str = "shared_links_seen";
+        if self.shared.is_none() || self.conn().is_readonly(rusqlite::MAIN_DB)? {
+            return Ok(0);
+        }
+        let seen = self.graph_state(SEEN)?.and_then(|v| v.parse().ok()).unwrap_or(0u64);
+        let (links, upto) = self.shared.as_ref().expect("checked above").links_since(seen)?;
+        if upto == seen {
+            return Ok(0);
+        }
         let tx = self.conn_mut().transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for edge in &links {
+            replace_link(&tx, edge)?;
+        }
         tx.execute(
-            "DELETE FROM graph_edges WHERE owner = ?1 AND src = ?2 AND dst = ?3 AND kind = ?4",
-            params![LINK_OWNER, edge.src, edge.dst, edge.kind],
+            "INSERT INTO graph_state (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![SEEN, upto.to_string()],
         )?;
-        put_rows(&tx, LINK_OWNER, &GraphRows { nodes: vec![], edges: vec![edge.clone()] })?;
+        bump_generation(&tx)?;
+        tx.commit()?;
+        Ok(links.len())
+    }
+
+    fn put_link_here(&mut self, edge: &GraphEdgeRow) -> Result<()> {
+        let tx = self.conn_mut().transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        replace_link(&tx, edge)?;
         bump_generation(&tx)?;
         tx.commit()?;
         Ok(())
@@ -413,6 +441,15 @@ impl SqliteStore {
 
 /// The `graph_state` key counting writes to the graph tables.
 const GENERATION_KEY: &str = "generation";
+
+/// Writes `edge` as an explicit link, replacing one with the same ends and type.
+fn replace_link(tx: &rusqlite::Transaction<'_>, edge: &GraphEdgeRow) -> Result<()> {
+    tx.execute(
+        "DELETE FROM graph_edges WHERE owner = ?1 AND src = ?2 AND dst = ?3 AND kind = ?4",
+        params![LINK_OWNER, edge.src, edge.dst, edge.kind],
+    )?;
+    put_rows(tx, LINK_OWNER, &GraphRows { nodes: vec![], edges: vec![edge.clone()] })
+}
 
 fn bump_generation(tx: &rusqlite::Transaction<'_>) -> Result<()> {
     tx.execute(

@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0001_init.sql"),
     include_str!("../../migrations/postgres/0002_session_state.sql"),
     include_str!("../../migrations/postgres/0003_subagents.sql"),
+    include_str!("../../migrations/postgres/0004_links.sql"),
 ];
 
 /// The PostgreSQL schema version this build writes (numbered apart from the SQLite file's).

@@ -7,6 +7,7 @@
 //! (`COLLATE "C"`) whatever the database's locale, as SQLite orders it.
 
 mod connect;
+mod links;
 mod listen;
 mod migrate;
 mod seq;

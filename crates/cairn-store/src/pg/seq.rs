@@ -1,4 +1,4 @@
-//! Gap-safe sequence numbers for the ingest log, the vector log and session state.
+//! Gap-safe sequence numbers for the ingest log, the vector log, session state and explicit links.
 //!
 //! A reader catches up with "everything after N". With a `SEQUENCE`, writer A could take 7, writer B
 //! take 8 and commit first: a reader then sees 8, moves on from 8, and never sees 7 once A commits.
@@ -26,6 +26,8 @@ pub(crate) enum Log {
     Vector,
     /// Session state (`session_state.sseq`).
     Session,
+    /// Explicit links (`links.lseq`).
+    Link,
 }
 
 impl Log {
@@ -34,11 +36,12 @@ impl Log {
             Log::Ingest => "ingest",
             Log::Vector => "vector",
             Log::Session => "session",
+            Log::Link => "link",
         }
     }
 }
 
-/// Locks the counters of `logs` for the rest of `tx`, ingest before vector before session.
+/// Locks the counters of `logs` for the rest of `tx`, in the order of [`Log`].
 pub(crate) fn claim(tx: &mut Transaction<'_>, logs: &[Log]) -> Result<()> {
     let mut logs = logs.to_vec();
     logs.sort();
