@@ -49,14 +49,14 @@ impl Host {
         Host { _daemon: common::Daemon(child), url, client: common::client(token.trim()), data }
     }
 
+    /// `POST path` with a JSON body.
+    async fn post(&self, path: &str, body: Value) -> reqwest::Response {
+        self.client.post(format!("{}{path}", self.url)).json(&body).send().await.unwrap()
+    }
+
     async fn capture(&self, turn_id: &str, user: &str) -> Value {
-        let r = self
-            .client
-            .post(format!("{}/v1/capture", self.url))
-            .json(&json!({"session_key": SESSION, "turn_id": turn_id, "user": user, "assistant": "noted"}))
-            .send()
-            .await
-            .unwrap();
+        let body = json!({"session_key": SESSION, "turn_id": turn_id, "user": user, "assistant": "noted"});
+        let r = self.post("/v1/capture", body).await;
         assert_eq!(r.status().as_u16(), 202, "capture {turn_id}");
         r.json().await.unwrap()
     }
@@ -72,16 +72,8 @@ impl Host {
 
     /// The hits for `query`, best first, as the daemon sends them.
     async fn search_hits(&self, query: &str) -> Vec<Value> {
-        let r: Value = self
-            .client
-            .post(format!("{}/v1/search", self.url))
-            .json(&json!({"query": query, "session_key": SESSION, "k": 100}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let body = json!({"query": query, "session_key": SESSION, "k": 100});
+        let r: Value = self.post("/v1/search", body).await.json().await.unwrap();
         r["hits"].as_array().unwrap_or_else(|| panic!("search: {r}")).clone()
     }
 
@@ -92,29 +84,15 @@ impl Host {
 
     /// The response to a turn for `prompt`.
     async fn turn(&self, prompt: &str) -> Value {
-        let r = self
-            .client
-            .post(format!("{}/v1/turn", self.url))
-            .json(&json!({"session_key": SESSION, "prompt": prompt}))
-            .send()
-            .await
-            .unwrap();
+        let r = self.post("/v1/turn", json!({"session_key": SESSION, "prompt": prompt})).await;
         assert!(r.status().is_success(), "turn `{prompt}`: {}", r.status());
         r.json().await.unwrap()
     }
 
     /// The routing decision for `prompt`, as a dry run (the session's state is read, not written).
     async fn intent(&self, prompt: &str) -> Value {
-        let r: Value = self
-            .client
-            .post(format!("{}/v1/intent", self.url))
-            .json(&json!({"session_key": SESSION, "prompt": prompt}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let body = json!({"session_key": SESSION, "prompt": prompt});
+        let r: Value = self.post("/v1/intent", body).await.json().await.unwrap();
         r["intent"].clone()
     }
 
@@ -147,52 +125,70 @@ impl Host {
     }
 }
 
-fn db_of(url: &str) -> &str {
-    url.rsplit('/').next().unwrap()
+/// One test's shared store: a database on a real server, a directory for the hosts' data dirs, and
+/// the lock that keeps these tests from loading the machine at the same time.
+struct Shared {
+    server: cairn_test::postgres::PgServer,
+    url: String,
+    db: String,
+    tmp: tempfile::TempDir,
+    _serial: tokio::sync::MutexGuard<'static, ()>,
 }
 
-fn psql(server: &cairn_test::postgres::PgServer, db: &str, sql: &str) -> String {
-    server.run_client("psql", &["-d", db, "-Atc", sql]).trim().to_owned()
-}
+impl Shared {
+    /// A fresh database for `test`, or `None` when PostgreSQL tests are skipped.
+    async fn open(test: &str) -> Option<Shared> {
+        let server = cairn_test::postgres::server(test)?;
+        let _serial = SERIAL.lock().await;
+        let url = server.create_db();
+        let db = url.rsplit('/').next().unwrap().to_owned();
+        Some(Shared { server, url, db, tmp: tempfile::tempdir().unwrap(), _serial })
+    }
 
-/// The item id of the captured turn `turn_id` in the shared store (empty while not stored).
-fn item_of(server: &cairn_test::postgres::PgServer, db: &str, turn_id: &str) -> String {
-    psql(server, db, &format!("SELECT item_id FROM turns WHERE turn_id = '{turn_id}'"))
-}
+    /// A daemon on this store that follows it by notifications only (its polling is too rare to count).
+    fn host(&self, name: &str) -> Host {
+        Host::start(self.tmp.path(), name, &self.url)
+    }
 
-/// Waits until the capture `turn_id` is in the shared store; its item id.
-async fn stored(server: &cairn_test::postgres::PgServer, db: &str, turn_id: &str) -> String {
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        let id = item_of(server, db, turn_id);
-        if !id.is_empty() {
-            return id;
+    /// A daemon on this store with `env` set.
+    fn host_with(&self, name: &str, env: &[(&str, &str)]) -> Host {
+        Host::start_with(self.tmp.path(), name, &self.url, env)
+    }
+
+    fn psql(&self, sql: &str) -> String {
+        self.server.run_client("psql", &["-d", &self.db, "-Atc", sql]).trim().to_owned()
+    }
+
+    /// The item id of the captured turn `turn_id` (empty while not stored).
+    fn item_of(&self, turn_id: &str) -> String {
+        self.psql(&format!("SELECT item_id FROM turns WHERE turn_id = '{turn_id}'"))
+    }
+
+    /// Waits until the capture `turn_id` is in the store; its item id.
+    async fn stored(&self, turn_id: &str) -> String {
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let id = self.item_of(turn_id);
+            if !id.is_empty() {
+                return id;
+            }
+            assert!(Instant::now() < until, "{turn_id} never stored");
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        assert!(Instant::now() < until, "{turn_id} never stored");
-        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
-    let Some(server) =
-        cairn_test::postgres::server("a_capture_on_one_host_is_recalled_on_the_other_within_a_second")
+    let Some(store) = Shared::open("a_capture_on_one_host_is_recalled_on_the_other_within_a_second").await
     else {
         return;
     };
-    let _serial = SERIAL.lock().await;
-    let url = server.create_db();
-    let db = db_of(&url).to_owned();
-    let tmp = tempfile::tempdir().unwrap();
-    let a = Host::start(tmp.path(), "a", &url);
-    let b = Host::start(tmp.path(), "b", &url);
+    let a = store.host("a");
+    let b = store.host("b");
     // C does not listen and follows by polling only (every 100 ms).
-    let c = Host::start_with(
-        tmp.path(),
-        "c",
-        &url,
-        &[("CAIRN_SERVE__DERIVE_MS", "100"), ("CAIRN_SERVE__FOLLOW_NOTIFICATIONS", "false")],
-    );
+    let c = store
+        .host_with("c", &[("CAIRN_SERVE__DERIVE_MS", "100"), ("CAIRN_SERVE__FOLLOW_NOTIFICATIONS", "false")]);
     a.wait_listening().await;
     b.wait_listening().await;
     // B and C serve before anything is captured (their recall sides are open and following).
@@ -205,12 +201,12 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
         let t0 = Instant::now();
         let ack = a.capture(&format!("fresh-{i}"), &format!("The {word} sample arrived today")).await;
         assert_eq!(ack["accepted"], true, "{ack}");
-        let id = stored(&server, &db, &format!("fresh-{i}")).await;
+        let id = store.stored(&format!("fresh-{i}")).await;
         delays.push(b.time_to_find(&word, &id, t0, Duration::from_secs(1)).await);
     }
     println!("capture on A → recalled on B: {delays:?}");
     // C, polling every 100 ms, has it within a second too.
-    let last = item_of(&server, &db, "fresh-4");
+    let last = store.item_of("fresh-4");
     c.time_to_find("zanzibarite4", &last, Instant::now(), Duration::from_secs(1)).await;
     let sc = c.status().await;
     assert_eq!(
@@ -220,14 +216,10 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
     );
 
     // A lost listening connection is opened again; meanwhile and after, B still follows.
-    let killed = psql(
-        &server,
-        &db,
-        &format!(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '{}'",
-            cairn_store::PG_LISTENER_NAME
-        ),
-    );
+    let killed = store.psql(&format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '{}'",
+        cairn_store::PG_LISTENER_NAME
+    ));
     assert_eq!(killed, "2", "A's and B's listening connections (C has none)");
     let until = Instant::now() + Duration::from_secs(10);
     loop {
@@ -242,7 +234,7 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
     }
     let t0 = Instant::now();
     a.capture("after-reconnect", "The quillwort sample arrived late").await;
-    let id = stored(&server, &db, "after-reconnect").await;
+    let id = store.stored("after-reconnect").await;
     let d = b.time_to_find("quillwort", &id, t0, Duration::from_secs(1)).await;
     println!("after the listening connections were re-opened: {d:?}");
     // The daemons never stopped serving.
@@ -256,16 +248,12 @@ async fn a_capture_on_one_host_is_recalled_on_the_other_within_a_second() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike() {
-    let Some(server) =
-        cairn_test::postgres::server("concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike")
+    let Some(store) =
+        Shared::open("concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike").await
     else {
         return;
     };
-    let _serial = SERIAL.lock().await;
-    let url = server.create_db();
-    let db = db_of(&url).to_owned();
-    let tmp = tempfile::tempdir().unwrap();
-    let hosts = std::sync::Arc::new([Host::start(tmp.path(), "a", &url), Host::start(tmp.path(), "b", &url)]);
+    let hosts = std::sync::Arc::new([store.host("a"), store.host("b")]);
     for h in hosts.iter() {
         h.wait_listening().await;
     }
@@ -330,7 +318,7 @@ async fn concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike()
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let elapsed = started.elapsed();
-    let count = |sql: &str| psql(&server, &db, sql).parse::<usize>().unwrap();
+    let count = |sql: &str| store.psql(sql).parse::<usize>().unwrap();
     assert_eq!(count("SELECT count(*) FROM turns"), acked);
     assert_eq!(count("SELECT count(DISTINCT item_id) FROM turns"), acked);
     assert_eq!(count("SELECT count(*) FROM items"), acked);
@@ -408,22 +396,18 @@ async fn concurrent_captures_from_two_hosts_are_stored_once_and_recalled_alike()
 /// gets), and is stored exactly once after the server comes back; the daemon never stops answering.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_back() {
-    let Some(server) = cairn_test::postgres::server(
-        "captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_back",
-    ) else {
+    let Some(store) =
+        Shared::open("captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_back").await
+    else {
         return;
     };
-    let _serial = SERIAL.lock().await;
-    let url = server.create_db();
-    let db = db_of(&url).to_owned();
-    let tmp = tempfile::tempdir().unwrap();
-    let a = Host::start_with(tmp.path(), "a", &url, &[("CAIRN_SERVE__DERIVE_MS", "100")]);
+    let a = store.host_with("a", &[("CAIRN_SERVE__DERIVE_MS", "100")]);
     a.wait_listening().await;
     a.capture("before", "Captured while the server was up").await;
-    stored(&server, &db, "before").await;
+    store.stored("before").await;
 
     // Killed mid-stream: captures keep being acknowledged (the queue is local).
-    server.kill();
+    store.server.kill();
     for i in 0..20 {
         let ack =
             a.capture(&format!("down-{i}"), &format!("Captured while the server was down, number {i}")).await;
@@ -437,11 +421,11 @@ async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_ba
     let trace = a.turn_trace("what was captured while the server was up?").await;
     assert_eq!(trace["stale"], true, "{trace}");
     assert!(trace["warnings"].to_string().contains("unreachable"), "{trace}");
-    server.restart();
+    store.server.restart();
 
     let until = Instant::now() + Duration::from_secs(30);
     loop {
-        let n = psql(&server, &db, "SELECT count(*) FROM turns WHERE turn_id LIKE 'down-%'");
+        let n = store.psql("SELECT count(*) FROM turns WHERE turn_id LIKE 'down-%'");
         if n == "20" {
             break;
         }
@@ -451,7 +435,7 @@ async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_ba
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(psql(&server, &db, "SELECT count(DISTINCT turn_id) FROM turns"), "21", "each stored once");
+    assert_eq!(store.psql("SELECT count(DISTINCT turn_id) FROM turns"), "21", "each stored once");
     // None of them was given up on in the daemon's queue.
     let s = a.status().await;
     assert_eq!(s["queue"]["failed"].as_u64().unwrap_or(0), 0, "{s}");
@@ -467,17 +451,13 @@ async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_ba
 /// is pulled by the other when the store's notification wakes it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn() {
-    let Some(server) =
-        cairn_test::postgres::server("a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn")
+    let Some(store) =
+        Shared::open("a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn").await
     else {
         return;
     };
-    let _serial = SERIAL.lock().await;
-    let url = server.create_db();
-    let db = db_of(&url).to_owned();
-    let tmp = tempfile::tempdir().unwrap();
-    let a = Host::start(tmp.path(), "a", &url);
-    let b = Host::start(tmp.path(), "b", &url);
+    let a = store.host("a");
+    let b = store.host("b");
     a.wait_listening().await;
     b.wait_listening().await;
     const FOLLOW_UP: &str = "and for six people?";
@@ -505,32 +485,27 @@ async fn a_session_keeps_its_sticky_pack_whichever_host_serves_the_next_turn() {
     // One row per session on the server, the state B saved last.
     let until = Instant::now() + Duration::from_secs(5);
     loop {
-        let state =
-            psql(&server, &db, &format!("SELECT state FROM session_state WHERE session_key = '{SESSION}'"));
+        let state = store.psql(&format!("SELECT state FROM session_state WHERE session_key = '{SESSION}'"));
         if state.contains("\"turns\":2") {
             break;
         }
         assert!(Instant::now() < until, "B's state never saved: {state}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(psql(&server, &db, "SELECT count(*) FROM session_state"), "1");
+    assert_eq!(store.psql("SELECT count(*) FROM session_state"), "1");
 }
 
 /// A host killed (SIGKILL) while it catches up with a large harvest on another host is started again
 /// on the same data dir and catches up: every note once, none missing, none twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_killed_while_catching_up_catches_up_when_started_again() {
-    let Some(server) =
-        cairn_test::postgres::server("a_host_killed_while_catching_up_catches_up_when_started_again")
+    let Some(store) = Shared::open("a_host_killed_while_catching_up_catches_up_when_started_again").await
     else {
         return;
     };
-    let _serial = SERIAL.lock().await;
-    let url = server.create_db();
-    let tmp = tempfile::tempdir().unwrap();
     // More notes than one harvest batch (512 files), so the other host sees several commits.
     const NOTES: usize = 1100;
-    let workspace = tmp.path().join("workspace");
+    let workspace = store.tmp.path().join("workspace");
     std::fs::create_dir_all(workspace.join("memory")).unwrap();
     for i in 0..NOTES {
         std::fs::write(
@@ -539,16 +514,16 @@ async fn a_host_killed_while_catching_up_catches_up_when_started_again() {
         )
         .unwrap();
     }
-    let b = Host::start(tmp.path(), "b", &url);
+    let b = store.host("b");
     b.wait_listening().await;
     let chunks = |s: &Value| s["index"]["chunks"].as_u64().unwrap_or(0) as usize;
 
     // A one-shot harvest on another host; B follows it commit by commit until it is killed.
     let mut harvest = common::cairn();
     harvest
-        .env("CAIRN_STORE__URL", &url)
+        .env("CAIRN_STORE__URL", &store.url)
         .arg("--data-dir")
-        .arg(tmp.path().join("harvester"))
+        .arg(store.tmp.path().join("harvester"))
         .arg("--workspace")
         .arg(&workspace)
         .arg("harvest")
@@ -571,7 +546,7 @@ async fn a_host_killed_while_catching_up_catches_up_when_started_again() {
     assert!(out.status.success(), "harvest: {}", String::from_utf8_lossy(&out.stderr));
 
     // Started again on the same data dir (its index and graph as the kill left them).
-    let b = Host::start(tmp.path(), "b", &url);
+    let b = store.host("b");
     assert_eq!(b.data, data);
     let until = Instant::now() + Duration::from_secs(60);
     loop {

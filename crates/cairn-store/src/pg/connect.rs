@@ -51,7 +51,6 @@ impl Transport {
 }
 
 /// A parsed URL: what to connect to, and how.
-#[derive(Clone)]
 pub(crate) struct Server {
     pub(crate) config: postgres::Config,
     tls: Option<MakeRustlsConnect>,
