@@ -161,6 +161,7 @@ fn write_store(path: &Path, vectors: &[Vec<f32>]) -> anyhow::Result<f64> {
                     item_id: item.id,
                     content_hash: chunk.content_hash,
                     vector: v.clone(),
+                    lines: Vec::new(),
                 }
             })
             .collect();

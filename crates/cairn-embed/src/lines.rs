@@ -1,11 +1,12 @@
 //! A chunk's lines, embedded beside its whole text. A memory note is mostly a list of facts (a
 //! contact's address, a daily note's five events); embedded whole, each fact is diluted by the others,
 //! and a question about one of them ("which vet looks after the dog?") comes only modestly near the
-//! note that answers it. So a chunk of two lines or more is embedded whole and line by line, and its
-//! vector is the sum of its whole-text vector and the mean of its line vectors, normalised
-//! ([`blend_lines`]): the note keeps its overall meaning and each fact counts on its own too. One
-//! vector per chunk still, so the vector index, its scope checks and its size do not change; what
-//! grows is the embedding work at ingest (about twice the tokens for a note of short lines).
+//! note that answers it. So a chunk of two lines or more is embedded whole and line by line. Its
+//! vector, the one searched, is the sum of its whole-text vector and the mean of its line vectors,
+//! normalised ([`blend_lines`]): the note keeps its overall meaning and each fact counts on its own
+//! too. The line vectors are kept beside it ([`ChunkVectors`]) for recall to re-score what it found
+//! by the nearest line. What grows is the embedding work at ingest (about twice the tokens for a note
+//! of short lines) and the stored row.
 
 use crate::{EmbedKind, Embedder, Error, Result};
 
@@ -75,9 +76,21 @@ pub struct ChunkText<'a> {
     pub text: &'a str,
 }
 
-/// Each chunk's vector: its whole text and its lines embedded in one call to `embedder`, then
-/// blended ([`blend_lines`]).
-pub fn embed_chunks(embedder: &dyn Embedder, chunks: &[ChunkText<'_>]) -> Result<Vec<Vec<f32>>> {
+/// A chunk's vectors: the one it is searched by ([`blend_lines`] of its whole text and its lines)
+/// and its lines' own, one after another (empty when the chunk has fewer than two lines), which
+/// recall uses to re-score the chunks it found: a question about one fact of a note meets the line
+/// that states it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkVectors {
+    /// The blended vector.
+    pub vector: Vec<f32>,
+    /// The lines' vectors, each as long as `vector`.
+    pub lines: Vec<f32>,
+}
+
+/// Each chunk's vectors: its whole text and its lines embedded in one call to `embedder`, blended
+/// ([`blend_lines`]), and the lines kept.
+pub fn embed_chunks(embedder: &dyn Embedder, chunks: &[ChunkText<'_>]) -> Result<Vec<ChunkVectors>> {
     let mut texts: Vec<String> = Vec::with_capacity(chunks.len() * 4);
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(chunks.len());
     for c in chunks {
@@ -95,7 +108,17 @@ pub fn embed_chunks(embedder: &dyn Embedder, chunks: &[ChunkText<'_>]) -> Result
             texts.len()
         )));
     }
-    Ok(spans.iter().map(|&(a, b)| blend_lines(&vectors[a], &vectors[a + 1..b])).collect())
+    Ok(spans
+        .iter()
+        .map(|&(a, b)| {
+            let whole = &vectors[a];
+            let lines = &vectors[a + 1..b];
+            ChunkVectors {
+                vector: blend_lines(whole, lines),
+                lines: lines.iter().filter(|l| l.len() == whole.len()).flatten().copied().collect(),
+            }
+        })
+        .collect())
 }
 
 fn norm(v: &[f32]) -> f32 {

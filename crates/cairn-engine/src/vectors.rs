@@ -37,15 +37,19 @@ pub fn embed_text(p: &PendingChunk) -> String {
 }
 
 /// What vectors are stored under for `embedder`: its model id and the recipe that turned its
-/// embeddings into chunk vectors (each chunk's whole text blended with its lines,
-/// [`cairn_embed::blend_lines`]). A store embedded by an older recipe is re-embedded under the new key,
-/// and the old vectors are dropped once every chunk has a new one.
+/// embeddings into chunk vectors (each chunk's whole text blended with its lines, with its lines'
+/// own vectors kept beside, [`cairn_embed::embed_chunks`]). A store embedded by an older recipe is
+/// re-embedded under the new key, and the old vectors are dropped once every chunk has a new one.
 pub fn vector_key(embedder: &dyn Embedder) -> String {
-    format!("{}{LINES_RECIPE}", embedder.model_id())
+    format!("{}{RECIPE}", embedder.model_id())
 }
 
-/// The suffix of [`vector_key`] for vectors blended with their chunk's lines.
-const LINES_RECIPE: &str = "+lines";
+/// The suffix of [`vector_key`] for the current recipe.
+const RECIPE: &str = "+lines2";
+
+/// The suffixes of the recipes before [`RECIPE`]: the whole text only, then blended with the lines
+/// without keeping them.
+const OLDER_RECIPES: [&str; 2] = ["", "+lines"];
 
 /// Embeds every chunk of `store` without a current vector under `embedder`'s model, `batch` texts per
 /// call, storing each batch as it completes. An embedder failure stops the run with the error in the
@@ -60,7 +64,9 @@ pub fn embed_pending(
 ) -> Result<EmbedReport> {
     let mut report = embed_some(store, embedder, batch, u64::MAX, progress)?;
     if report.pending == 0 && report.error.is_none() {
-        report.retired = store.drop_vectors(embedder.model_id())?;
+        for recipe in OLDER_RECIPES {
+            report.retired += store.drop_vectors(&format!("{}{recipe}", embedder.model_id()))?;
+        }
     }
     Ok(report)
 }
@@ -103,19 +109,20 @@ pub fn embed_some(
                 break;
             }
         };
-        if let Some(bad) = vectors.iter().find(|v| v.len() != dim) {
+        if let Some(bad) = vectors.iter().find(|v| v.vector.len() != dim) {
             report.error =
-                Some(format!("the embedder returned a vector of {} dimensions, not {dim}", bad.len()));
+                Some(format!("the embedder returned a vector of {} dimensions, not {dim}", bad.vector.len()));
             break;
         }
         let new: Vec<NewVector> = chunks
             .into_iter()
             .zip(vectors)
-            .map(|(c, vector)| NewVector {
+            .map(|(c, v)| NewVector {
                 chunk_id: c.chunk_id,
                 item_id: c.item_id,
                 content_hash: c.content_hash,
-                vector,
+                vector: v.vector,
+                lines: v.lines,
             })
             .collect();
         let n = new.len();

@@ -112,7 +112,7 @@ fn a_chunk_of_several_lines_is_embedded_whole_and_line_by_line() {
     // One text for the one-line note; three for the other (whole, and its two lines of substance).
     assert_eq!(e.texts.load(Ordering::SeqCst), 4);
     let key = vector_key(&*e);
-    assert_eq!(key, format!("{}+lines", e.model_id()));
+    assert_eq!(key, format!("{}+lines2", e.model_id()));
     let stored = store.item_vectors(&key, e.dim(), "vet").unwrap();
     let whole = e
         .inner
@@ -136,6 +136,21 @@ fn a_chunk_of_several_lines_is_embedded_whole_and_line_by_line() {
     let cos: f32 = stored[0].vector.iter().zip(&want).map(|(a, b)| a * b).sum();
     assert!(cos > 0.9999, "stored vector is the blend (cosine {cos})");
     assert!(stored[0].vector.iter().zip(&whole[0]).map(|(a, b)| a * b).sum::<f32>() < 0.9999);
+    // The lines' own vectors are stored after it, in order; the one-line note has none.
+    assert_eq!(stored[0].lines, lines.concat());
+    assert!(store.item_vectors(&key, e.dim(), "one").unwrap()[0].lines.is_empty());
+    // The index re-scores by them: the nearest line of the note is the line itself.
+    let index = load_vectors(&store, &*e, VectorSettings::default()).unwrap();
+    let index = index.read().unwrap();
+    let chunk = &stored[0].chunk_id;
+    for line in &lines {
+        let best = index.best_line(chunk, line).unwrap();
+        assert!((best - 1.0).abs() < 0.02, "a line is nearest itself ({best})");
+    }
+    assert_eq!(
+        index.best_line(&store.item_vectors(&key, e.dim(), "one").unwrap()[0].chunk_id, &lines[0]),
+        None
+    );
 }
 
 #[test]
@@ -146,9 +161,13 @@ fn vectors_of_the_way_of_embedding_before_are_dropped_once_every_chunk_has_a_new
     for i in 0..3 {
         put(&mut store, &format!("n{i}"), "Note", &format!("the cat sat on the mat {i}"), Audience::Public);
     }
-    // Vectors stored under the bare model id, as before chunks were blended with their lines, and
-    // another model's, which stay.
-    for (model, dim) in [(e.model_id().to_owned(), e.dim()), ("other-model".to_owned(), 3)] {
+    // Vectors stored under the bare model id, as before chunks were blended with their lines, under
+    // the blend without its lines, and another model's, which stay.
+    for (model, dim) in [
+        (e.model_id().to_owned(), e.dim()),
+        (format!("{}+lines", e.model_id()), e.dim()),
+        ("other-model".to_owned(), 3),
+    ] {
         let old: Vec<cairn_store::NewVector> = store
             .pending_vectors(&model, dim, 10)
             .unwrap()
@@ -158,6 +177,7 @@ fn vectors_of_the_way_of_embedding_before_are_dropped_once_every_chunk_has_a_new
                 item_id: c.item_id,
                 content_hash: c.content_hash,
                 vector: vec![1.0; dim],
+                lines: Vec::new(),
             })
             .collect();
         assert_eq!(store.put_vectors(&model, &old).unwrap(), 3);
@@ -169,8 +189,9 @@ fn vectors_of_the_way_of_embedding_before_are_dropped_once_every_chunk_has_a_new
     assert_eq!(store.vector_status(e.model_id(), e.dim()).unwrap().current, 3);
     e.fail.store(false, Ordering::SeqCst);
     let r = embed_pending(&mut store, &*e, 2, &NoProgress).unwrap();
-    assert_eq!((r.embedded, r.pending, r.retired), (3, 0, 3));
+    assert_eq!((r.embedded, r.pending, r.retired), (3, 0, 6));
     assert_eq!(store.vector_status(e.model_id(), e.dim()).unwrap().current, 0);
+    assert_eq!(store.vector_status(&format!("{}+lines", e.model_id()), e.dim()).unwrap().current, 0);
     assert_eq!(store.vector_status(&vector_key(&*e), e.dim()).unwrap().current, 3);
     assert_eq!(store.vector_status("other-model", 3).unwrap().current, 3, "another model's vectors stay");
 }

@@ -379,7 +379,14 @@ pub fn evaluate_runs(
                 for (j, v) in vecs.iter().enumerate() {
                     let (item, chunk) = &items[batch_no * 64 + j];
                     vindex
-                        .upsert(&chunk.id, &item.id, &item.project, item.audience, v)
+                        .upsert_with_lines(
+                            &chunk.id,
+                            &item.id,
+                            &item.project,
+                            item.audience,
+                            &v.vector,
+                            &v.lines,
+                        )
                         .map_err(|err| Error::Embed(err.to_string()))?;
                 }
             }

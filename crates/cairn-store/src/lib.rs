@@ -213,6 +213,9 @@ pub struct NewVector {
     pub content_hash: String,
     /// The vector.
     pub vector: Vec<f32>,
+    /// The vectors of the chunk's lines, one after another (each as long as `vector`; empty when
+    /// the chunk is embedded whole only). Stored in the same row, after `vector`.
+    pub lines: Vec<f32>,
 }
 
 /// A stored, current vector with what scope checks need.
@@ -230,6 +233,8 @@ pub struct StoredVector {
     pub audience: Audience,
     /// The vector.
     pub vector: Vec<f32>,
+    /// The vectors of its lines, one after another ([`NewVector::lines`]).
+    pub lines: Vec<f32>,
 }
 
 /// Counts of vectors under one model.

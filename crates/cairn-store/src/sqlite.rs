@@ -7,7 +7,7 @@ use std::time::Duration;
 use cairn_core::{Audience, Chunk, Item, ItemKind, Millis, Provenance};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use crate::codec::{blob_to_vector, context_of_metadata, to_json, vector_to_blob};
+use crate::codec::{blob_to_vector, check_vector, context_of_metadata, to_json, vector_to_blob};
 use crate::migrate::{SCHEMA_VERSION, migrate};
 use crate::pg::PgStore;
 use crate::{
@@ -368,6 +368,7 @@ fn decode_vector(row: &rusqlite::Row<'_>, dim: usize) -> rusqlite::Result<Result
     let audience: String = row.get(4)?;
     let blob: Vec<u8> = row.get(5)?;
     Ok((|| {
+        let (vector, lines) = blob_to_vector(&chunk_id, &blob, dim)?;
         Ok(StoredVector {
             vseq: row.get::<_, i64>(0)? as u64,
             item_id: row.get(2)?,
@@ -375,7 +376,8 @@ fn decode_vector(row: &rusqlite::Row<'_>, dim: usize) -> rusqlite::Result<Result
             audience: audience
                 .parse::<Audience>()
                 .map_err(|reason| Error::Corrupt { id: chunk_id.clone(), reason })?,
-            vector: blob_to_vector(&chunk_id, &blob, dim)?,
+            vector,
+            lines,
             chunk_id: chunk_id.clone(),
         })
     })())
@@ -767,9 +769,7 @@ impl Store for SqliteStore {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             for v in vectors {
-                if v.vector.is_empty() {
-                    return Err(Error::Corrupt { id: v.chunk_id.clone(), reason: "empty vector".into() });
-                }
+                check_vector(v)?;
                 let ok: bool =
                     current.query_row(params![v.chunk_id, v.item_id, v.content_hash], |r| r.get(0))?;
                 if !ok {
@@ -782,7 +782,7 @@ impl Store for SqliteStore {
                     v.item_id,
                     v.content_hash,
                     v.vector.len() as i64,
-                    vector_to_blob(&v.vector)
+                    vector_to_blob(&v.vector, &v.lines)
                 ])?;
                 written += 1;
             }

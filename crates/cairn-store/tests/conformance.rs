@@ -422,6 +422,8 @@ fn vectors(p: &Place) {
             item_id: c.item_id.clone(),
             content_hash: c.content_hash.clone(),
             vector: vec![i as f32, -1.5, 0.25],
+            // The second chunk has two lines, stored in its row after its own vector.
+            lines: if i == 1 { vec![0.5, 0.5, 0.0, -0.25, 1.0, 2.0] } else { Vec::new() },
         })
         .collect();
     assert_eq!(s.put_vectors("m", &new).unwrap(), 3);
@@ -429,11 +431,18 @@ fn vectors(p: &Place) {
     assert_eq!((st.current, st.pending), (3, 0));
     assert_eq!(s.vector_status("other", 3).unwrap().pending, 3, "per model");
     let mut seen = Vec::new();
-    let last = s.vectors_since("m", 3, 0, &mut |v| seen.push((v.vseq, v.chunk_id, v.vector))).unwrap();
+    let mut lines = Vec::new();
+    let last = s
+        .vectors_since("m", 3, 0, &mut |v| {
+            lines.push(v.lines);
+            seen.push((v.vseq, v.chunk_id, v.vector))
+        })
+        .unwrap();
     assert_eq!(seen.len(), 3);
     assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "vseq order");
     assert_eq!(last, seen[2].0);
     assert_eq!(seen[1].2, vec![1.0, -1.5, 0.25], "vectors round-trip exactly");
+    assert_eq!(lines, vec![vec![], vec![0.5, 0.5, 0.0, -0.25, 1.0, 2.0], vec![]], "and their lines");
     let mut none = 0;
     assert_eq!(s.vectors_since("m", 3, last, &mut |_| none += 1).unwrap(), last);
     assert_eq!(none, 0);
@@ -466,6 +475,9 @@ fn vectors(p: &Place) {
     let mut bad = new[..1].to_vec();
     bad.push(NewVector { vector: vec![], ..new[0].clone() });
     assert!(s.put_vectors("m", &bad).is_err());
+    // Lines that are not whole vectors of the chunk's length: refused.
+    let ragged = NewVector { lines: vec![1.0, 2.0], ..new[0].clone() };
+    assert!(s.put_vectors("m", &[ragged]).is_err());
     // Dropping one model's vectors leaves another's.
     assert_eq!(s.put_vectors("m2", &new[..1]).unwrap(), 1);
     let kept = s.vector_status("m", 3).unwrap().current;

@@ -156,6 +156,7 @@ fn vector_catch_up_never_skips() {
                             item_id: id.clone(),
                             content_hash: content_hash(format!("{id} part {o}").as_bytes()),
                             vector: vec![o as f32, 1.0],
+                            lines: Vec::new(),
                         })
                         .collect();
                     assert_eq!(store.put_vectors("m", &vectors).unwrap(), 4);

@@ -36,6 +36,7 @@ fn vectors_for(pending: &[cairn_store::PendingChunk], salt: f32) -> Vec<NewVecto
             item_id: p.item_id.clone(),
             content_hash: p.content_hash.clone(),
             vector: vec![i as f32 + salt, -1.5, 0.25],
+            lines: Vec::new(),
         })
         .collect()
 }
@@ -100,6 +101,7 @@ fn round_trip_pending_and_reembedding_only_on_change() {
         item_id: "a".into(),
         content_hash: content_hash(b"beta"),
         vector: vec![0.0; 3],
+        lines: Vec::new(),
     };
     assert_eq!(s.put_vectors("m1", &[stale]).unwrap(), 0);
     s.put_vectors("m1", &vectors_for(&pending, 9.0)).unwrap();

@@ -128,6 +128,11 @@ pub struct VectorIndex {
     by_chunk: HashMap<Arc<str>, u32>,
     by_item: HashMap<Arc<str>, Vec<u32>>,
     projects: HashMap<String, u32>,
+    /// Each row's lines: the first line and how many, in `line_codes` / `line_scales`.
+    line_spans: Vec<(u32, u32)>,
+    /// The rows' line vectors as int8 codes (they only re-score chunks already found).
+    line_codes: Vec<i8>,
+    line_scales: Vec<f32>,
     dead: usize,
     ann: Option<Ann>,
     /// Ingest-log sequence the index follows.
@@ -217,6 +222,9 @@ impl VectorIndex {
             by_chunk: HashMap::new(),
             by_item: HashMap::new(),
             projects: HashMap::new(),
+            line_spans: Vec::new(),
+            line_codes: Vec::new(),
+            line_scales: Vec::new(),
             dead: 0,
             ann: None,
             log_seq: 0,
@@ -275,7 +283,7 @@ impl VectorIndex {
     }
 
     fn upsert_stored(&mut self, v: &StoredVector) -> Result<()> {
-        self.upsert(&v.chunk_id, &v.item_id, &v.project, v.audience, &v.vector)
+        self.upsert_with_lines(&v.chunk_id, &v.item_id, &v.project, v.audience, &v.vector, &v.lines)
     }
 
     /// Adds (or replaces) the vector of a chunk. Call [`VectorIndex::maintain`] after a batch.
@@ -287,12 +295,23 @@ impl VectorIndex {
         audience: Audience,
         vector: &[f32],
     ) -> Result<()> {
-        if vector.len() != self.dim {
-            return Err(Error::Dimension {
-                chunk_id: chunk_id.to_owned(),
-                found: vector.len(),
-                expected: self.dim,
-            });
+        self.upsert_with_lines(chunk_id, item_id, project, audience, vector, &[])
+    }
+
+    /// [`VectorIndex::upsert`] with the vectors of the chunk's lines, one after another (see
+    /// [`VectorIndex::best_line`]).
+    pub fn upsert_with_lines(
+        &mut self,
+        chunk_id: &str,
+        item_id: &str,
+        project: &str,
+        audience: Audience,
+        vector: &[f32],
+        lines: &[f32],
+    ) -> Result<()> {
+        if vector.len() != self.dim || !lines.len().is_multiple_of(self.dim) {
+            let found = if vector.len() != self.dim { vector.len() } else { lines.len() % self.dim };
+            return Err(Error::Dimension { chunk_id: chunk_id.to_owned(), found, expected: self.dim });
         }
         if let Some(&row) = self.by_chunk.get(chunk_id) {
             self.kill(row);
@@ -313,6 +332,12 @@ impl VectorIndex {
         self.data.extend_from_slice(vector);
         let s = quantize_into(vector, &mut self.codes);
         self.scales.push(s);
+        let first = self.line_scales.len() as u32;
+        for line in lines.chunks_exact(self.dim) {
+            let s = quantize_into(line, &mut self.line_codes);
+            self.line_scales.push(s);
+        }
+        self.line_spans.push((first, (lines.len() / self.dim) as u32));
         self.by_chunk.insert(chunk, row);
         self.by_item.entry(item).or_default().push(row);
         if let Some(ann) = &mut self.ann {
@@ -376,6 +401,19 @@ impl VectorIndex {
             data.extend_from_slice(&self.data[r * dim..(r + 1) * dim]);
             codes.extend_from_slice(&self.codes[r * dim..(r + 1) * dim]);
         }
+        let mut line_codes = Vec::new();
+        let mut line_scales = Vec::new();
+        let mut line_spans = Vec::with_capacity(keep.len());
+        for &r in &keep {
+            let (first, n) = self.line_spans[r];
+            let (a, b) = (first as usize, (first + n) as usize);
+            line_spans.push((line_scales.len() as u32, n));
+            line_codes.extend_from_slice(&self.line_codes[a * dim..b * dim]);
+            line_scales.extend_from_slice(&self.line_scales[a..b]);
+        }
+        self.line_codes = line_codes;
+        self.line_scales = line_scales;
+        self.line_spans = line_spans;
         let pick = |v: &[Arc<str>]| keep.iter().map(|&r| v[r].clone()).collect::<Vec<_>>();
         self.chunk_ids = pick(&self.chunk_ids);
         self.item_ids = pick(&self.item_ids);
@@ -419,6 +457,25 @@ impl VectorIndex {
         self.by_chunk.get(chunk_id).map(|&r| self.row(r))
     }
 
+    /// The best cosine similarity between `query` and one of a live chunk's lines (`None` when the
+    /// chunk is not in the index or was embedded whole only). Lines are kept as int8 codes, so this
+    /// is within about 1 % of the exact cosine.
+    pub fn best_line(&self, chunk_id: &str, query: &[f32]) -> Option<f32> {
+        if query.len() != self.dim {
+            return None;
+        }
+        let &row = self.by_chunk.get(chunk_id)?;
+        let (first, n) = self.line_spans[row as usize];
+        (first..first + n)
+            .map(|l| {
+                let l = l as usize;
+                let codes = &self.line_codes[l * self.dim..(l + 1) * self.dim];
+                let d: f32 = query.iter().zip(codes).map(|(q, &c)| q * f32::from(c)).sum();
+                d * self.line_scales[l]
+            })
+            .reduce(f32::max)
+    }
+
     /// The model the vectors come from.
     pub fn model_id(&self) -> &str {
         &self.model_id
@@ -454,7 +511,12 @@ impl VectorIndex {
         let n = self.chunk_ids.len();
         let ids: usize = self.chunk_ids.iter().map(|c| c.len() + 16).sum::<usize>()
             + self.by_item.keys().map(|k| k.len() + 16).sum::<usize>();
-        self.data.len() * 4 + self.codes.len() + n * (4 + 4 + 2 + 16 + 16 + 32) + ids
+        self.data.len() * 4
+            + self.codes.len()
+            + self.line_codes.len()
+            + self.line_scales.len() * 4
+            + n * (4 + 4 + 2 + 16 + 16 + 32 + 8)
+            + ids
     }
 
     fn admits(&self, row: usize, project: Option<u32>, allow_private: bool) -> bool {

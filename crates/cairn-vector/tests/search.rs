@@ -304,3 +304,45 @@ fn wrong_dimension_is_an_error_and_an_empty_result() {
     assert!(index.search(&[1.0, 0.0], &Scope::owner(None), 3).0.is_empty());
     assert!(index.search(&[1.0, 0.0, 0.0, 0.0], &Scope::owner(Some("other".into())), 3).0.is_empty());
 }
+
+/// Line vectors re-score a chunk by its nearest line; they follow their chunk through replacement,
+/// deletion and compaction, and a chunk without lines has no best line.
+#[test]
+fn best_line_follows_its_chunk_through_replacement_and_compaction() {
+    let dim = 32;
+    let rows = clustered(200, dim, 8, 11);
+    let mut index = VectorIndex::new("m", dim, exact_settings());
+    for (i, v) in rows.iter().enumerate() {
+        // Chunk i's lines: rows i+1 and i+2 (wrapping), so its nearest line for those queries is known.
+        let lines: Vec<f32> =
+            [&rows[(i + 1) % 200], &rows[(i + 2) % 200]].into_iter().flatten().copied().collect();
+        let lines = if i % 3 == 0 { Vec::new() } else { lines };
+        index
+            .upsert_with_lines(&format!("c{i}"), &format!("i{i}"), "p", Audience::Public, v, &lines)
+            .unwrap();
+    }
+    let check = |index: &VectorIndex, i: usize| {
+        let q = &rows[(i + 2) % 200];
+        match index.best_line(&format!("c{i}"), q) {
+            None => assert_eq!(i % 3, 0, "chunk {i} has lines"),
+            Some(best) => {
+                assert_ne!(i % 3, 0, "chunk {i} has no lines");
+                // int8 codes: within 2% of the exact cosine of its nearest line (the query itself).
+                assert!((best - 1.0).abs() < 0.02, "chunk {i}: {best}");
+            }
+        }
+    };
+    (0..200).for_each(|i| check(&index, i));
+    // Lines of the wrong length are refused.
+    assert!(index.upsert_with_lines("bad", "bad", "p", Audience::Public, &rows[0], &[1.0; 5]).is_err());
+    // Replacing a chunk replaces its lines; deleting most rows compacts the arrays.
+    index.upsert_with_lines("c1", "i1", "p", Audience::Public, &rows[1], &[]).unwrap();
+    assert_eq!(index.best_line("c1", &rows[3]), None);
+    for i in (0..200).filter(|i| i % 5 != 0) {
+        index.remove_item(&format!("i{i}"));
+    }
+    index.maintain();
+    assert_eq!(index.len(), 40);
+    (0..200).filter(|i| i % 5 == 0).for_each(|i| check(&index, i));
+    assert_eq!(index.best_line("c2", &rows[4]), None, "deleted");
+}

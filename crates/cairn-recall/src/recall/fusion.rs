@@ -4,7 +4,7 @@
 //! rank: [`Fusion`]); consecutive turns lend each other score; maximal marginal relevance may re-order
 //! the head. A candidate's relevance ([`relevance`]) is what the relevance floor compares.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cairn_core::LaneStatus;
 use tantivy::columnar::Column;
@@ -14,7 +14,7 @@ use super::lanes::date::QueryDates;
 use super::lanes::lexical::TermWeights;
 use super::lanes::recency::Decay;
 use super::lanes::tags::TagShares;
-use super::lanes::vector::VectorLane;
+use super::lanes::vector::{VectorLane, line_similarity};
 use super::lanes::{Candidate, Found};
 use super::{Calibration, Fusion, Recaller, lane, quantize};
 use crate::error::{Error, Result};
@@ -22,6 +22,14 @@ use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS}
 
 /// A fused candidate: its score, its address and its parts (by lane name, and `neighbour`).
 pub(super) type Fused = (f32, DocAddress, BTreeMap<String, f32>);
+
+/// The candidates' similarities to the query ([`Recaller::similarities`]).
+pub(super) struct Similarities {
+    /// Each candidate's cosine similarity (its best line's where nearer).
+    pub(super) cosine: HashMap<DocAddress, f32>,
+    /// The candidates whose chunk has line vectors: notes of several lines, each a fact of its own.
+    pub(super) lined: HashSet<DocAddress>,
+}
 
 /// The spans over which fusion min-max normalises the lexical and vector scores.
 struct Spans {
@@ -104,19 +112,29 @@ impl Recaller {
         searcher: &Searcher,
         found: &mut Found,
         query_vec: Option<&[f32]>,
-    ) -> HashMap<DocAddress, f32> {
+    ) -> Similarities {
         let cands = &found.cands;
-        let mut sims: HashMap<DocAddress, f32> =
-            cands.iter().filter_map(|(a, c)| c.vector.map(|v| (*a, v.0))).collect();
+        let mut sims = Similarities {
+            cosine: cands.iter().filter_map(|(a, c)| c.vector.map(|v| (*a, v.0))).collect(),
+            lined: HashSet::new(),
+        };
         if let (Some(qv), Some(v)) = (query_vec, &self.vectors) {
-            let missing: Vec<DocAddress> =
-                cands.iter().filter(|(_, c)| c.vector.is_none()).map(|(a, _)| *a).collect();
-            match self.chunk_ids(searcher, &missing) {
+            let addrs: Vec<DocAddress> = cands.keys().copied().collect();
+            match self.chunk_ids(searcher, &addrs) {
                 Ok(ids) => {
                     let index = v.index.read().unwrap_or_else(|e| e.into_inner());
-                    for (addr, id) in missing.iter().zip(ids) {
-                        if let Some(vec) = id.as_deref().and_then(|id| index.vector(id)) {
-                            sims.insert(*addr, cairn_vector::kernel::dot(qv, vec));
+                    let weight = self.settings.calibration.line_weight;
+                    for (addr, id) in addrs.iter().zip(ids) {
+                        let Some(id) = id.as_deref() else { continue };
+                        let line = index.best_line(id, qv);
+                        if line.is_some() {
+                            sims.lined.insert(*addr);
+                        }
+                        if !sims.cosine.contains_key(addr)
+                            && let Some(vec) = index.vector(id)
+                        {
+                            let whole = cairn_vector::kernel::dot(qv, vec);
+                            sims.cosine.insert(*addr, line_similarity(whole, line, weight));
                         }
                     }
                 }
@@ -134,7 +152,7 @@ impl Recaller {
     pub(super) fn fuse(
         &self,
         found: &Found,
-        sims: &HashMap<DocAddress, f32>,
+        sims: &Similarities,
         lexical_full: bool,
         tag_shares: &TagShares,
         vector_weight: f32,
@@ -144,6 +162,8 @@ impl Recaller {
         let cands = &found.cands;
         let full_match: f32 = found.term_idf.iter().flat_map(|w| &w.idf).sum();
         let date_on = s.lane_on(lane::DATE);
+        let lined = &sims.lined;
+        let sims = &sims.cosine;
         let Spans { best_lex, floor_lex, best_vec, worst_vec } = Spans::new(cands, sims, lexical_full);
         let recency_on = s.lane_on(lane::RECENCY)
             && found.lanes.iter().any(|l| l.name == lane::RECENCY && l.status == LaneStatus::Ok);
@@ -155,10 +175,13 @@ impl Recaller {
         let lexical_weight = s.weights.lexical * found.term_idf.as_ref().map_or(1.0, visible_share).sqrt();
         for (addr, c) in cands {
             let mut parts = BTreeMap::new();
-            let lex = c.lexical.map(|(sc, _)| match s.fusion {
-                Fusion::Calibrated => calibrated_lexical(sc, full_match, cal),
-                _ if best_lex > floor_lex => (sc - floor_lex) / (best_lex - floor_lex),
-                _ => 1.0,
+            let lex = c.lexical.map(|(sc, _)| {
+                let part = match s.fusion {
+                    Fusion::Calibrated => return calibrated_lexical(sc, full_match, cal),
+                    _ if best_lex > floor_lex => (sc - floor_lex) / (best_lex - floor_lex),
+                    _ => 1.0,
+                };
+                if lined.contains(addr) { part * lined_lexical_share(sc, full_match, cal) } else { part }
             });
             let date = if date_on { c.date_fit.as_ref().map(|(fit, _)| *fit) } else { None };
             // The share of the query that tags the chunk carries stand for (a query of one word that
@@ -395,6 +418,16 @@ pub(super) fn calibrated_lexical(bm25: f32, full_match: f32, cal: &Calibration) 
     x / (x + cal.lexical_half.max(1e-6))
 }
 
+/// What a min-max lexical part counts for in a chunk of several lines: 1 from
+/// [`Calibration::lined_lexical_full`] of the query's full-match score `full_match`, in proportion
+/// below it.
+pub(super) fn lined_lexical_share(bm25: f32, full_match: f32, cal: &Calibration) -> f32 {
+    if cal.lined_lexical_full <= 0.0 || full_match <= 0.0 {
+        return 1.0;
+    }
+    (bm25 / full_match / cal.lined_lexical_full).clamp(0.0, 1.0)
+}
+
 /// The share of the query's idf weight carried by words that occur somewhere in scope: the lexical
 /// lane sees only that part of the query, so its weight in fusion shrinks with it (by its square root:
 /// a paraphrase whose salient words memory never uses leans on its meaning more than on the one common
@@ -449,3 +482,21 @@ pub(super) fn calibrated_affinity(lead: f32, cal: &Calibration) -> f32 {
 /// The part holding a chunk's coverage of the query: the idf of the query terms it contains (in its
 /// title or body) over the idf of all of them.
 pub(super) const COVERAGE: &str = "coverage";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_share_of_the_query_counts_in_proportion_in_a_chunk_of_several_lines() {
+        let cal = Calibration::default();
+        // Full from 0.3 of the full-match score; in proportion below; never above 1.
+        assert_eq!(lined_lexical_share(3.0, 10.0, &cal), 1.0);
+        assert_eq!(lined_lexical_share(9.0, 10.0, &cal), 1.0);
+        assert!((lined_lexical_share(1.5, 10.0, &cal) - 0.5).abs() < 1e-6);
+        assert_eq!(lined_lexical_share(0.0, 10.0, &cal), 0.0);
+        // Off, or a query with no weight: unchanged.
+        assert_eq!(lined_lexical_share(1.0, 10.0, &Calibration { lined_lexical_full: 0.0, ..cal }), 1.0);
+        assert_eq!(lined_lexical_share(1.0, 0.0, &cal), 1.0);
+    }
+}

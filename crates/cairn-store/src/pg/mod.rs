@@ -25,7 +25,7 @@ pub use listen::{CHANNEL, Heard, LISTENER_NAME, PgListener};
 pub use migrate::PG_SCHEMA_VERSION;
 use seq::Log;
 
-use crate::codec::{blob_to_vector, context_of_metadata, to_json, vector_to_blob};
+use crate::codec::{blob_to_vector, check_vector, context_of_metadata, to_json, vector_to_blob};
 use crate::{
     Change, Error, FileState, HarvestRun, NewVector, PendingChunk, Result, Store, StoreStatus, StoredVector,
     TurnOutcome, TurnRecord, VectorStatus, Write,
@@ -322,6 +322,7 @@ fn decode_vector(row: &Row, dim: usize) -> Result<StoredVector> {
     let chunk_id: String = row.try_get(1)?;
     let audience: String = row.try_get(4)?;
     let blob: Vec<u8> = row.try_get(5)?;
+    let (vector, lines) = blob_to_vector(&chunk_id, &blob, dim)?;
     Ok(StoredVector {
         vseq: row.try_get::<_, i64>(0)? as u64,
         item_id: row.try_get(2)?,
@@ -329,7 +330,8 @@ fn decode_vector(row: &Row, dim: usize) -> Result<StoredVector> {
         audience: audience
             .parse::<Audience>()
             .map_err(|reason| Error::Corrupt { id: chunk_id.clone(), reason })?,
-        vector: blob_to_vector(&chunk_id, &blob, dim)?,
+        vector,
+        lines,
         chunk_id,
     })
 }
@@ -673,9 +675,7 @@ impl Store for PgStore {
 
     fn put_vectors(&mut self, model_id: &str, vectors: &[NewVector]) -> Result<usize> {
         for v in vectors {
-            if v.vector.is_empty() {
-                return Err(Error::Corrupt { id: v.chunk_id.clone(), reason: "empty vector".into() });
-            }
+            check_vector(v)?;
             check_text(&v.chunk_id, "the chunk id", &v.chunk_id)?;
             check_text(&v.chunk_id, "the item id", &v.item_id)?;
             check_text(&v.chunk_id, "the content hash", &v.content_hash)?;
@@ -712,7 +712,7 @@ impl Store for PgStore {
                     &v.item_id,
                     &v.content_hash,
                     &dim_param(v.vector.len()),
-                    &vector_to_blob(&v.vector),
+                    &vector_to_blob(&v.vector, &v.lines),
                 ],
             )?;
             written += 1;

@@ -49,9 +49,19 @@ impl std::fmt::Debug for VectorLane {
     }
 }
 
-/// What the vector lane found (index addresses with their cosine similarity, best first) and the query
-/// vector.
-type VectorFound = (Vec<(DocAddress, f32)>, Vec<f32>);
+/// What the vector lane found (index addresses with their chunk's similarity and its
+/// [`line_similarity`], best first by the latter) and the query vector.
+type VectorFound = (Vec<(DocAddress, f32, f32)>, Vec<f32>);
+
+/// A chunk's similarity to the query from its vector's cosine (`whole`) and its best line's
+/// (`line`, when it has lines): the best line's where it is nearer, so a question about one fact of
+/// a note of many is as near the note as the fact is.
+pub(in crate::recall) fn line_similarity(whole: f32, line: Option<f32>, weight: f32) -> f32 {
+    match line {
+        Some(l) if l > whole => whole + weight * (l - whole),
+        _ => whole,
+    }
+}
 
 /// A query embedding started before the lanes ran: call it to wait for the vector.
 pub(in crate::recall) type PendingQuery<'a> = Box<dyn FnOnce() -> std::result::Result<Vec<f32>, String> + 'a>;
@@ -88,16 +98,18 @@ impl Recaller {
                 }
                 match self.vector_lane(v, searcher, q, s.vector_pool.max(pool), pending) {
                     Ok((top, qv)) => {
+                        // Affinity is measured on the chunks' own vectors, as its scale was chosen
+                        // (measured on lines, every question comes nearer memory, off-topic ones too).
                         match v.general.similarity(&*v.embedder, &qv) {
                             Ok(general) => {
-                                let memory = top_mean(top.iter().map(|(_, c)| *c));
-                                let nearest = top.first().map_or(0.0, |(_, c)| *c);
+                                let memory = top_mean(top.iter().map(|(_, c, _)| *c));
+                                let nearest = top.iter().map(|(_, c, _)| *c).fold(0.0, f32::max);
                                 found.affinity = Some(Affinity { memory, nearest, general });
                             }
                             Err(e) => found.warnings.push(e),
                         }
                         found.ran(lane::VECTOR, LaneStatus::Ok, top.len(), started);
-                        found.enter(top, |c| &mut c.vector);
+                        found.enter(top.into_iter().map(|(a, _, l)| (a, l)), |c| &mut c.vector);
                         query_vec = Some(qv);
                     }
                     Err(e) => found.failed(lane::VECTOR, started, e),
@@ -132,6 +144,11 @@ impl Recaller {
             ));
         }
         let (hits, _) = index.search(&qv, &q.scope, pool);
+        let weight = self.settings.calibration.line_weight;
+        let lines: Vec<f32> = hits
+            .iter()
+            .map(|h| line_similarity(h.score, index.best_line(&h.chunk_id, &qv), weight))
+            .collect();
         drop(index);
         let scopes: Vec<SegmentScope<'_>> = searcher
             .segment_readers()
@@ -140,15 +157,16 @@ impl Recaller {
             .collect::<Result<_>>()
             .map_err(|e| e.to_string())?;
         let mut out = Vec::with_capacity(hits.len());
-        for h in hits {
+        for (h, line) in hits.into_iter().zip(lines) {
             // Vectors of chunks the full-text index does not hold (yet) are skipped; the scope is
             // checked again on the index's own fields.
             if let Some(addr) = self.address_of(searcher, &h.chunk_id).map_err(|e| e.to_string())?
                 && scopes[addr.segment_ord as usize].admits(addr.doc_id)
             {
-                out.push((addr, h.score));
+                out.push((addr, h.score, line));
             }
         }
+        out.sort_by(|a, b| b.2.total_cmp(&a.2));
         Ok((out, qv))
     }
 
