@@ -181,7 +181,11 @@ impl Recaller {
                     _ if best_lex > floor_lex => (sc - floor_lex) / (best_lex - floor_lex),
                     _ => 1.0,
                 };
-                if lined.contains(addr) { part * lined_lexical_share(sc, full_match, cal) } else { part }
+                if lined.contains(addr) {
+                    part * lined_lexical_gate(sims.get(addr).copied(), cal)
+                } else {
+                    part
+                }
             });
             let date = if date_on { c.date_fit.as_ref().map(|(fit, _)| *fit) } else { None };
             // The share of the query that tags the chunk carries stand for (a query of one word that
@@ -418,14 +422,14 @@ pub(super) fn calibrated_lexical(bm25: f32, full_match: f32, cal: &Calibration) 
     x / (x + cal.lexical_half.max(1e-6))
 }
 
-/// What a min-max lexical part counts for in a chunk of several lines: 1 from
-/// [`Calibration::lined_lexical_full`] of the query's full-match score `full_match`, in proportion
-/// below it.
-pub(super) fn lined_lexical_share(bm25: f32, full_match: f32, cal: &Calibration) -> f32 {
-    if cal.lined_lexical_full <= 0.0 || full_match <= 0.0 {
+/// What a min-max lexical part counts for in a chunk of several lines whose similarity to the
+/// query is `cosine`: its calibrated cosine, at most 1, to the power
+/// [`Calibration::lined_lexical_gate`] (1 when that is 0).
+pub(super) fn lined_lexical_gate(cosine: Option<f32>, cal: &Calibration) -> f32 {
+    if cal.lined_lexical_gate <= 0.0 {
         return 1.0;
     }
-    (bm25 / full_match / cal.lined_lexical_full).clamp(0.0, 1.0)
+    cosine.map_or(0.0, |c| calibrated_cosine(c, cal).min(1.0).powf(cal.lined_lexical_gate))
 }
 
 /// The share of the query's idf weight carried by words that occur somewhere in scope: the lexical
@@ -488,15 +492,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_small_share_of_the_query_counts_in_proportion_in_a_chunk_of_several_lines() {
+    fn a_word_match_counts_as_far_as_the_note_is_near_the_question() {
         let cal = Calibration::default();
-        // Full from 0.3 of the full-match score; in proportion below; never above 1.
-        assert_eq!(lined_lexical_share(3.0, 10.0, &cal), 1.0);
-        assert_eq!(lined_lexical_share(9.0, 10.0, &cal), 1.0);
-        assert!((lined_lexical_share(1.5, 10.0, &cal) - 0.5).abs() < 1e-6);
-        assert_eq!(lined_lexical_share(0.0, 10.0, &cal), 0.0);
-        // Off, or a query with no weight: unchanged.
-        assert_eq!(lined_lexical_share(1.0, 10.0, &Calibration { lined_lexical_full: 0.0, ..cal }), 1.0);
-        assert_eq!(lined_lexical_share(1.0, 0.0, &cal), 1.0);
+        // The calibrated cosine (0 at 0.1, 1 at 0.5), at most 1; nothing without a similarity.
+        assert!((lined_lexical_gate(Some(0.3), &cal) - 0.5).abs() < 1e-6);
+        assert_eq!(lined_lexical_gate(Some(0.7), &cal), 1.0);
+        assert_eq!(lined_lexical_gate(Some(0.05), &cal), 0.0);
+        assert_eq!(lined_lexical_gate(None, &cal), 0.0);
+        // Off: unchanged.
+        assert_eq!(lined_lexical_gate(Some(0.2), &Calibration { lined_lexical_gate: 0.0, ..cal }), 1.0);
     }
 }

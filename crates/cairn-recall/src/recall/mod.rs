@@ -163,13 +163,12 @@ pub struct Calibration {
     /// How far a chunk's similarity moves from its own vector's cosine toward its best line's when
     /// that is higher (0: lines are not used; 1: the best of the two).
     pub line_weight: f32,
-    /// With [`Fusion::Weighted`], in a chunk of several lines (one with line vectors), a lexical
-    /// match counts in full from this share of the query's full-match score (BM25 over `Σ idf`) and
-    /// in proportion below it: one common word of the question found in a note about something else
-    /// ("home" in a note on home energy, for "who can let themselves into our home?") is not a match
-    /// as strong as the meaning of the note that answers it. 0: off. One-line chunks (conversation
-    /// turns) keep their min-max part.
-    pub lined_lexical_full: f32,
+    /// With [`Fusion::Weighted`], in a chunk of several lines (one with line vectors), the min-max
+    /// lexical part is multiplied by the chunk's calibrated cosine (at most 1) to this power: a word
+    /// of the question found in a note about something else ("home" in a note on home energy, for
+    /// "who can let themselves into our home?") counts only as far as the note is near the
+    /// question. 0: off. One-line chunks (conversation turns) keep their min-max part.
+    pub lined_lexical_gate: f32,
 }
 
 impl Default for Calibration {
@@ -183,7 +182,7 @@ impl Default for Calibration {
             words_need_meaning: 0.25,
             strong_words: 0.75,
             line_weight: 1.0,
-            lined_lexical_full: 0.3,
+            lined_lexical_gate: 1.0,
         }
     }
 }
