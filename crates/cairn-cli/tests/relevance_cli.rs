@@ -180,7 +180,7 @@ fn the_labelled_workspace_keeps_its_figures() {
     let runs = eval(Some(&model));
     let d = |kind, field| figure(&runs, "default", kind, field);
     for (kind, least) in
-        [("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.63)]
+        [("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.75)]
     {
         assert!(d(kind, "hit") >= least, "{kind} hit@5 {} < {least}", d(kind, "hit"));
     }
@@ -192,5 +192,55 @@ fn the_labelled_workspace_keeps_its_figures() {
     assert!(d("offtopic", "empty") >= 0.95, "without a model: off-topic empty {}", d("offtopic", "empty"));
     for (kind, least) in [("lexical", 0.9), ("temporal", 0.9)] {
         assert!(d(kind, "hit") >= least, "without a model: {kind} hit@5 {} < {least}", d(kind, "hit"));
+    }
+}
+
+/// The files of the first `n` hits for `query`, through `cairn recall --json`.
+fn top(env: &Env, model: &Path, query: &str, n: usize) -> Vec<String> {
+    let (code, out, err) = common::output(
+        &env.cmd().env("CAIRN_EMBED__MODEL", model).args(["recall", query, "--json"]).output().unwrap(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(n)
+        .filter_map(|h| h["provenance"]["path"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// In notes of several lines, a word of the question found in a note about something else does not
+/// bury the note that answers it by meaning (both were below the fifth hit before the meaning gate);
+/// and a note holding what the question names (an error code, a test's name: words whose meaning the
+/// model barely knows) still comes first.
+#[test]
+fn a_stray_word_loses_to_meaning_and_an_exact_code_still_wins() {
+    let Some(model) = model() else { return };
+    let env = harvested(&model);
+    std::fs::write(
+        env.ws.join("memory/projects/ci-runbook.md"),
+        "# CI runbook\n\n\
+         - The nightly build runs on the old Dell in the spare room; logs go to /var/log/builds.\n\
+         - Build agent fails with EACCES 0x5e1f when the cache volume is mounted read-only: remount it rw.\n\
+         - Flaky test `ledger_rollover_spec` times out under load; rerun once before digging in.\n\
+         - Artifacts older than 30 days are pruned every Sunday at 03:00.\n",
+    )
+    .unwrap();
+    let (code, _, err) =
+        common::output(&env.cmd().env("CAIRN_EMBED__MODEL", &model).args(["harvest"]).output().unwrap());
+    assert_eq!(code, 0, "{err}");
+    // "home" is in the home-energy note and "team" in many; the neighbour with the spare key and
+    // the database expert are in contact notes that share no word with the questions.
+    for (question, answer) in [
+        ("Who can let themselves into our home if we are locked out?", "memory/contacts/deb-kowalski.md"),
+        ("Who on the team knows the database inside out?", "memory/contacts/jonty-fraser.md"),
+    ] {
+        let hits = top(&env, &model, question, 5);
+        assert!(hits.iter().any(|h| h == answer), "{question}: {hits:?}");
+    }
+    for code in ["0x5e1f", "EACCES 0x5e1f", "what does EACCES 0x5e1f mean", "ledger_rollover_spec"] {
+        assert_eq!(top(&env, &model, code, 1), ["memory/projects/ci-runbook.md"], "{code}");
     }
 }

@@ -8,6 +8,8 @@
 //!
 //! [`RecallSettings::floor`]: super::RecallSettings::floor
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use cairn_core::Relevance;
 use tantivy::{DocAddress, Searcher};
 
@@ -57,18 +59,7 @@ impl Recaller {
         let mut query_weights = None;
         let weights = weights.filter(|w| w.idf.len() == terms.len());
         if let Some(w) = weights {
-            // Words that frame a question ("current status", "catch me up") weigh nothing here, nor
-            // does a CJK bigram found nowhere (most likely one that bridges two words: 北京的故宫 →
-            // 京的, 的故): neither says what the query asks about.
-            let framing = framing();
-            let idf: Vec<f32> = terms
-                .iter()
-                .zip(w.idf.iter().zip(&w.absent))
-                .map(|(t, (&i, &absent))| {
-                    let bridging = absent && t.term.chars().any(is_cjk);
-                    if bridging || framing.binary_search(&t.term).is_ok() { 0.0 } else { i }
-                })
-                .collect();
+            let idf = weighed_idf(terms, w);
             let mut qw = QueryWeights::default();
             for (t, &i) in terms.iter().zip(&idf) {
                 qw.push(&t.term, &t.surface, i, t.clause);
@@ -83,24 +74,11 @@ impl Recaller {
                 .map(|(i, f)| (i, f.1))
                 .collect();
             let addrs: Vec<DocAddress> = head.iter().map(|(_, a)| *a).collect();
-            // Each clause's full weight: a chunk's coverage is its best clause's share.
-            let mut clause_total: std::collections::BTreeMap<usize, f32> = Default::default();
-            for (t, i) in terms.iter().zip(&idf) {
-                *clause_total.entry(t.clause).or_default() += i;
-            }
             match self.matched_terms(searcher, terms, &addrs) {
                 Ok(sets) => {
                     for ((i, addr), set) in head.iter().zip(sets) {
                         if total > 0.0 {
-                            let mut covered: std::collections::BTreeMap<usize, f32> = Default::default();
-                            for &t in &set {
-                                *covered.entry(terms[t].clause).or_default() += idf[t];
-                            }
-                            let best = covered
-                                .iter()
-                                .map(|(c, w)| w / clause_total[c].max(f32::MIN_POSITIVE))
-                                .fold(0.0f32, f32::max);
-                            fused[*i].2.insert(COVERAGE.to_owned(), quantize(best));
+                            fused[*i].2.insert(COVERAGE.to_owned(), quantize(coverage(terms, &idf, &set)));
                         }
                         matched.insert(*addr, set);
                     }
@@ -153,4 +131,33 @@ impl Recaller {
         }
         (report, matched, query_weights)
     }
+}
+
+/// Each query term's idf as coverage weighs it: words that frame a question ("current status",
+/// "catch me up") weigh nothing, nor does a CJK bigram found nowhere (most likely one that bridges two
+/// words: 北京的故宫 → 京的, 的故): neither says what the query asks about.
+pub(super) fn weighed_idf(terms: &[QueryTerm], w: &TermWeights) -> Vec<f32> {
+    let framing = framing();
+    terms
+        .iter()
+        .zip(w.idf.iter().zip(&w.absent))
+        .map(|(t, (&i, &absent))| {
+            let bridging = absent && t.term.chars().any(is_cjk);
+            if bridging || framing.binary_search(&t.term).is_ok() { 0.0 } else { i }
+        })
+        .collect()
+}
+
+/// The share of the query's weight (`idf`, from [`weighed_idf`]) that the terms `set` (indexes into
+/// `terms`) cover: each clause's share, the best of them.
+pub(super) fn coverage(terms: &[QueryTerm], idf: &[f32], set: &BTreeSet<usize>) -> f32 {
+    let mut total: BTreeMap<usize, f32> = BTreeMap::new();
+    for (t, i) in terms.iter().zip(idf) {
+        *total.entry(t.clause).or_default() += i;
+    }
+    let mut covered: BTreeMap<usize, f32> = BTreeMap::new();
+    for &t in set {
+        *covered.entry(terms[t].clause).or_default() += idf[t];
+    }
+    covered.iter().map(|(c, w)| w / total[c].max(f32::MIN_POSITIVE)).fold(0.0f32, f32::max)
 }

@@ -11,12 +11,12 @@ use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Searcher};
 
 use super::lanes::date::QueryDates;
-use super::lanes::lexical::TermWeights;
+use super::lanes::lexical::{QueryTerm, TermWeights};
 use super::lanes::recency::Decay;
 use super::lanes::tags::TagShares;
 use super::lanes::vector::{VectorLane, line_similarity};
 use super::lanes::{Candidate, Found};
-use super::{Calibration, Fusion, Recaller, lane, quantize};
+use super::{Calibration, Fusion, Recaller, floor, lane, quantize};
 use crate::error::{Error, Result};
 use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS};
 
@@ -29,6 +29,8 @@ pub(super) struct Similarities {
     pub(super) cosine: HashMap<DocAddress, f32>,
     /// The candidates whose chunk has line vectors: notes of several lines, each a fact of its own.
     pub(super) lined: HashSet<DocAddress>,
+    /// The coverage of the query ([`floor::coverage`]) of those of them the lexical lane found.
+    pub(super) covered: HashMap<DocAddress, f32>,
 }
 
 /// The spans over which fusion min-max normalises the lexical and vector scores.
@@ -111,12 +113,14 @@ impl Recaller {
         &self,
         searcher: &Searcher,
         found: &mut Found,
+        terms: &[QueryTerm],
         query_vec: Option<&[f32]>,
     ) -> Similarities {
         let cands = &found.cands;
         let mut sims = Similarities {
             cosine: cands.iter().filter_map(|(a, c)| c.vector.map(|v| (*a, v.0))).collect(),
             lined: HashSet::new(),
+            covered: HashMap::new(),
         };
         if let (Some(qv), Some(v)) = (query_vec, &self.vectors) {
             let addrs: Vec<DocAddress> = cands.keys().copied().collect();
@@ -141,6 +145,25 @@ impl Recaller {
                 Err(e) => found.warnings.push(format!("reading chunk ids for fusion failed: {e}")),
             }
         }
+        if let Some(w) = found.term_idf.as_ref().filter(|w| w.idf.len() == terms.len()) {
+            let lexical: Vec<DocAddress> = sims
+                .lined
+                .iter()
+                .filter(|a| cands.get(a).is_some_and(|c| c.lexical.is_some()))
+                .copied()
+                .collect();
+            if !lexical.is_empty() {
+                let idf = floor::weighed_idf(terms, w);
+                match self.matched_terms(searcher, terms, &lexical) {
+                    Ok(sets) => {
+                        for (addr, set) in lexical.iter().zip(sets) {
+                            sims.covered.insert(*addr, floor::coverage(terms, &idf, &set));
+                        }
+                    }
+                    Err(e) => found.warnings.push(format!("finding matched terms failed: {e}")),
+                }
+            }
+        }
         sims
     }
 
@@ -162,8 +185,7 @@ impl Recaller {
         let cands = &found.cands;
         let full_match: f32 = found.term_idf.iter().flat_map(|w| &w.idf).sum();
         let date_on = s.lane_on(lane::DATE);
-        let lined = &sims.lined;
-        let sims = &sims.cosine;
+        let Similarities { cosine: sims, lined, covered } = sims;
         let Spans { best_lex, floor_lex, best_vec, worst_vec } = Spans::new(cands, sims, lexical_full);
         let recency_on = s.lane_on(lane::RECENCY)
             && found.lanes.iter().any(|l| l.name == lane::RECENCY && l.status == LaneStatus::Ok);
@@ -182,7 +204,11 @@ impl Recaller {
                     _ => 1.0,
                 };
                 if lined.contains(addr) {
-                    part * lined_lexical_gate(sims.get(addr).copied(), cal)
+                    part * lined_lexical_gate(
+                        sims.get(addr).copied(),
+                        covered.get(addr).copied().unwrap_or(0.0),
+                        cal,
+                    )
                 } else {
                     part
                 }
@@ -423,13 +449,16 @@ pub(super) fn calibrated_lexical(bm25: f32, full_match: f32, cal: &Calibration) 
 }
 
 /// What a min-max lexical part counts for in a chunk of several lines whose similarity to the
-/// query is `cosine`: its calibrated cosine, at most 1, to the power
-/// [`Calibration::lined_lexical_gate`] (1 when that is 0).
-pub(super) fn lined_lexical_gate(cosine: Option<f32>, cal: &Calibration) -> f32 {
+/// query is `cosine` and whose words cover `share` of the query ([`floor::coverage`]): its calibrated
+/// cosine to the power [`Calibration::lined_lexical_gate`], or `share` when that is more (a chunk
+/// holding what the question names, such as the line with the error code asked about, is a match
+/// however far its meaning), at most 1 (1 when the gate is 0).
+pub(super) fn lined_lexical_gate(cosine: Option<f32>, share: f32, cal: &Calibration) -> f32 {
     if cal.lined_lexical_gate <= 0.0 {
         return 1.0;
     }
-    cosine.map_or(0.0, |c| calibrated_cosine(c, cal).min(1.0).powf(cal.lined_lexical_gate))
+    let meaning = cosine.map_or(0.0, |c| calibrated_cosine(c, cal).min(1.0).powf(cal.lined_lexical_gate));
+    meaning.max(share).clamp(0.0, 1.0)
 }
 
 /// The share of the query's idf weight carried by words that occur somewhere in scope: the lexical
@@ -495,11 +524,14 @@ mod tests {
     fn a_word_match_counts_as_far_as_the_note_is_near_the_question() {
         let cal = Calibration::default();
         // The calibrated cosine (0 at 0.1, 1 at 0.5), at most 1; nothing without a similarity.
-        assert!((lined_lexical_gate(Some(0.3), &cal) - 0.5).abs() < 1e-6);
-        assert_eq!(lined_lexical_gate(Some(0.7), &cal), 1.0);
-        assert_eq!(lined_lexical_gate(Some(0.05), &cal), 0.0);
-        assert_eq!(lined_lexical_gate(None, &cal), 0.0);
+        assert!((lined_lexical_gate(Some(0.3), 0.1, &cal) - 0.5).abs() < 1e-6);
+        assert_eq!(lined_lexical_gate(Some(0.7), 0.1, &cal), 1.0);
+        assert_eq!(lined_lexical_gate(Some(0.05), 0.0, &cal), 0.0);
+        assert_eq!(lined_lexical_gate(None, 0.0, &cal), 0.0);
+        // A chunk holding most of the query counts whatever its meaning (an error code asked about).
+        assert!((lined_lexical_gate(Some(0.05), 0.8, &cal) - 0.8).abs() < 1e-6);
+        assert_eq!(lined_lexical_gate(None, 2.5, &cal), 1.0);
         // Off: unchanged.
-        assert_eq!(lined_lexical_gate(Some(0.2), &Calibration { lined_lexical_gate: 0.0, ..cal }), 1.0);
+        assert_eq!(lined_lexical_gate(Some(0.2), 0.0, &Calibration { lined_lexical_gate: 0.0, ..cal }), 1.0);
     }
 }

@@ -164,10 +164,12 @@ pub struct Calibration {
     /// that is higher (0: lines are not used; 1: the best of the two).
     pub line_weight: f32,
     /// With [`Fusion::Weighted`], in a chunk of several lines (one with line vectors), the min-max
-    /// lexical part is multiplied by the chunk's calibrated cosine (at most 1) to this power: a word
-    /// of the question found in a note about something else ("home" in a note on home energy, for
-    /// "who can let themselves into our home?") counts only as far as the note is near the
-    /// question. 0: off. One-line chunks (conversation turns) keep their min-max part.
+    /// lexical part is multiplied by the chunk's calibrated cosine (at most 1) to this power, or by
+    /// its coverage of the query when that is more: a word of the question found in a note about
+    /// something else ("home" in a note on home energy, for "who can let themselves into our home?")
+    /// counts only as far as the note is near the question, while a note holding what the question
+    /// names (an error code whose meaning the model does not know) keeps its part. 0: off. One-line
+    /// chunks (conversation turns) keep their min-max part.
     pub lined_lexical_gate: f32,
 }
 
@@ -507,7 +509,7 @@ impl Recaller {
             found.warnings.push(format!("reading tags and dates failed: {e}"));
         }
         let recent = self.recency_step(q, &mut found, recent_list, &reader, &decay);
-        let sims = self.similarities(&searcher, &mut found, query_vec.as_deref());
+        let sims = self.similarities(&searcher, &mut found, &terms, query_vec.as_deref());
         let lexical_full = lexical_found >= lexical_pool;
         let tag_shares =
             TagShares::new(&query_tags, &terms, found.term_idf.as_ref().map(|w| w.idf.as_slice()));
