@@ -476,6 +476,11 @@ impl VectorIndex {
             .reduce(f32::max)
     }
 
+    /// Whether a live chunk has line vectors (a chunk of several lines).
+    pub fn has_lines(&self, chunk_id: &str) -> bool {
+        self.by_chunk.get(chunk_id).is_some_and(|&row| self.line_spans[row as usize].1 > 0)
+    }
+
     /// The model the vectors come from.
     pub fn model_id(&self) -> &str {
         &self.model_id

@@ -324,9 +324,13 @@ fn best_line_follows_its_chunk_through_replacement_and_compaction() {
     let check = |index: &VectorIndex, i: usize| {
         let q = &rows[(i + 2) % 200];
         match index.best_line(&format!("c{i}"), q) {
-            None => assert_eq!(i % 3, 0, "chunk {i} has lines"),
+            None => {
+                assert_eq!(i % 3, 0, "chunk {i} has lines");
+                assert!(!index.has_lines(&format!("c{i}")));
+            }
             Some(best) => {
                 assert_ne!(i % 3, 0, "chunk {i} has no lines");
+                assert!(index.has_lines(&format!("c{i}")));
                 // int8 codes: within 2% of the exact cosine of its nearest line (the query itself).
                 assert!((best - 1.0).abs() < 0.02, "chunk {i}: {best}");
             }

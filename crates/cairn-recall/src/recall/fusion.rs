@@ -130,15 +130,16 @@ impl Recaller {
                     let weight = self.settings.calibration.line_weight;
                     for (addr, id) in addrs.iter().zip(ids) {
                         let Some(id) = id.as_deref() else { continue };
-                        let line = index.best_line(id, qv);
-                        if line.is_some() {
+                        if index.has_lines(id) {
                             sims.lined.insert(*addr);
                         }
+                        // The vector lane's candidates were re-scored by their lines already.
                         if !sims.cosine.contains_key(addr)
                             && let Some(vec) = index.vector(id)
                         {
                             let whole = cairn_vector::kernel::dot(qv, vec);
-                            sims.cosine.insert(*addr, line_similarity(whole, line, weight));
+                            sims.cosine
+                                .insert(*addr, line_similarity(whole, index.best_line(id, qv), weight));
                         }
                     }
                 }
