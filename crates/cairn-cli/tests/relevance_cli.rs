@@ -244,3 +244,42 @@ fn a_stray_word_loses_to_meaning_and_an_exact_code_still_wins() {
         assert_eq!(top(&env, &model, code, 1), ["memory/projects/ci-runbook.md"], "{code}");
     }
 }
+
+/// A question about one fact of a long note, in words the note does not use: the note as a whole is
+/// no nearer the question than general questions are, but its line is far nearer, and that is enough
+/// to pass the floor (with `line_lead_margin = 0` the block is empty, as it was before).
+#[test]
+fn a_question_about_one_line_of_a_long_note_passes_the_floor() {
+    let Some(model) = model() else { return };
+    let env = harvested(&model);
+    let question = "Which antibiotic am I allergic to?";
+    let context = |margin: &str| {
+        let (code, out, err) = common::output(
+            &env.cmd()
+                .env("CAIRN_EMBED__MODEL", &model)
+                .env("CAIRN_RECALL__CALIBRATION__LINE_LEAD_MARGIN", margin)
+                .args(["context", question, "--format", "json"])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(code, 0, "{err}");
+        json_of(&out)
+    };
+    let off = context("0");
+    assert_eq!(off["empty"], true, "{off}");
+    let on = context("0.2");
+    assert_eq!(on["empty"], false, "{on}");
+    let rel = &on["receipt"]["relevance"];
+    assert!(rel["line"].as_f64().unwrap() > rel["general"].as_f64().unwrap() + 0.2, "{rel}");
+    assert!(on["context_block"].as_str().unwrap_or_default().contains("Penicillin"), "{on}");
+    // The same lead is not found for a general question.
+    let (code, out, err) = common::output(
+        &env.cmd()
+            .env("CAIRN_EMBED__MODEL", &model)
+            .args(["context", "What is the capital of Mongolia?", "--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["empty"], true, "{out}");
+}

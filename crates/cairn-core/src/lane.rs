@@ -59,6 +59,11 @@ pub struct Relevance {
     /// talk, general knowledge); memory's lead over it is the query's affinity to memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub general: Option<f32>,
+    /// With a model: the similarity of the query to its nearest line of memory in scope (a chunk of
+    /// several lines counts its nearest line); its lead over `general`, less
+    /// `recall.calibration.line_lead_margin`, can make the query relevant on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<f32>,
     /// The query asks about the asker ("what does my sister do?"), so `floor` is the personal floor.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub personal: bool,

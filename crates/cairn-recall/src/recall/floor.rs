@@ -100,9 +100,16 @@ impl Recaller {
             // A query none of whose words memory uses (made-up words, or all of them paraphrased)
             // must also come close to a note on its own: against nonsense, memory and the general
             // prompts are equally far, and their difference is noise.
-            let alone =
-                if report.unknown >= 0.999 { calibrated_cosine(a.nearest, &s.calibration) } else { lead };
-            quantize(lead.min(alone))
+            let unknown = report.unknown >= 0.999;
+            let alone = if unknown { calibrated_cosine(a.nearest, &s.calibration) } else { lead };
+            let margin = s.calibration.line_lead_margin;
+            let line = if margin > 0.0 {
+                let lead = calibrated_affinity(a.line_lead() - margin, &s.calibration);
+                if unknown { lead.min(calibrated_cosine(a.line, &s.calibration)) } else { lead }
+            } else {
+                0.0
+            };
+            quantize(lead.min(alone).max(line))
         });
         // A question about the asker meets the lower personal floor, unless memory uses none of its
         // words (then it is about nothing memory knows, however it is phrased).
@@ -114,6 +121,7 @@ impl Recaller {
         if let Some(a) = affinity {
             report.memory = Some(quantize(a.memory));
             report.general = Some(quantize(a.general));
+            report.line = Some(quantize(a.line));
         }
         for (_, _, parts) in fused.iter() {
             let r = quantize(relevance(parts, &s.calibration, meaning));

@@ -171,6 +171,11 @@ pub struct Calibration {
     /// names (an error code whose meaning the model does not know) keeps its part. 0: off. One-line
     /// chunks (conversation turns) keep their min-max part.
     pub lined_lexical_gate: f32,
+    /// A query whose nearest line of memory leads the general prompts by more than this margin is
+    /// about memory as far as that lead, less the margin, says on the affinity scale: a question
+    /// about one fact of a long note ("which antibiotic am I allergic to?" for a line saying
+    /// "Penicillin: hives") whose note as a whole is no nearer it than general questions are. 0: off.
+    pub line_lead_margin: f32,
 }
 
 impl Default for Calibration {
@@ -185,6 +190,7 @@ impl Default for Calibration {
             strong_words: 0.75,
             line_weight: 1.0,
             lined_lexical_gate: 1.0,
+            line_lead_margin: 0.2,
         }
     }
 }

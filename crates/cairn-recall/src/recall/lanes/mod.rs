@@ -124,12 +124,20 @@ pub(super) struct Affinity {
     pub(super) nearest: f32,
     /// Mean cosine similarity of the query to its nearest general prompts.
     pub(super) general: f32,
+    /// Similarity of the query to its nearest chunk in scope counting lines (a chunk is as near as
+    /// its nearest line).
+    pub(super) line: f32,
 }
 
 impl Affinity {
     /// Memory's lead over the general prompts.
     pub(super) fn lead(&self) -> f32 {
         self.memory - self.general
+    }
+
+    /// The nearest line's lead over the general prompts.
+    pub(super) fn line_lead(&self) -> f32 {
+        self.line - self.general
     }
 }
 

@@ -104,7 +104,8 @@ impl Recaller {
                             Ok(general) => {
                                 let memory = top_mean(top.iter().map(|(_, c, _)| *c));
                                 let nearest = top.iter().map(|(_, c, _)| *c).fold(0.0, f32::max);
-                                found.affinity = Some(Affinity { memory, nearest, general });
+                                let line = top.iter().map(|(_, _, l)| *l).fold(0.0, f32::max);
+                                found.affinity = Some(Affinity { memory, nearest, general, line });
                             }
                             Err(e) => found.warnings.push(e),
                         }
