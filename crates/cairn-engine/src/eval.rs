@@ -81,6 +81,10 @@ pub struct KindFigures {
     pub empty: f64,
     /// Mean tokens of the context block.
     pub tokens: f64,
+    /// Share whose context block holds a target (what the agent is actually given; 0 for
+    /// off-topic questions).
+    #[serde(default)]
+    pub block: f64,
 }
 
 /// What one question got.
@@ -98,6 +102,9 @@ pub struct Answer {
     pub empty: bool,
     /// Tokens of the context block.
     pub tokens: usize,
+    /// Whether the context block holds a target.
+    #[serde(default)]
+    pub in_block: bool,
     /// The best candidate's relevance (what the floor compares).
     pub relevance: f32,
 }
@@ -115,6 +122,18 @@ pub struct EvalRun {
     pub on_topic_empty: Vec<String>,
     /// Per question.
     pub answers: Vec<Answer>,
+}
+
+/// The file a block entry comes from: its shown source without the line range (`path:12-40`).
+fn source_file(source: &str) -> &str {
+    match source.rsplit_once(':') {
+        Some((path, lines))
+            if !lines.is_empty() && lines.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
+        {
+            path
+        }
+        _ => source,
+    }
 }
 
 /// The reference day of a store for evaluation: noon (UTC) of its latest dated item's day, so that
@@ -156,6 +175,7 @@ pub fn evaluate(engine: &Engine, name: &str, questions: &[Question], ks: &[usize
         cq.now = Some(now);
         let block = engine.context(&cq);
         let (empty, tokens) = (block.empty, block.tokens);
+        let in_block = block.items.iter().any(|i| q.targets.iter().any(|t| *t == source_file(&i.source)));
         let first_target = files.iter().position(|f| q.targets.contains(f)).map(|i| i + 1);
         answers.push(Answer {
             id: q.id.clone(),
@@ -164,11 +184,12 @@ pub fn evaluate(engine: &Engine, name: &str, questions: &[Question], ks: &[usize
             first_target,
             empty,
             tokens,
+            in_block,
             relevance,
         });
     }
     let mut kinds: BTreeMap<String, KindFigures> = BTreeMap::new();
-    type Sums = (usize, BTreeMap<usize, (f64, f64)>, usize, usize);
+    type Sums = (usize, BTreeMap<usize, (f64, f64)>, usize, usize, usize);
     let mut sums: BTreeMap<String, Sums> = BTreeMap::new();
     for (q, a) in questions.iter().zip(&answers) {
         let groups: Vec<&str> =
@@ -178,6 +199,7 @@ pub fn evaluate(engine: &Engine, name: &str, questions: &[Question], ks: &[usize
             e.0 += 1;
             e.2 += usize::from(a.empty);
             e.3 += a.tokens;
+            e.4 += usize::from(a.in_block);
             for &k in ks {
                 let top: Vec<&String> = a.files.iter().take(k).collect();
                 let found = q.targets.iter().filter(|t| top.contains(t)).count();
@@ -189,7 +211,7 @@ pub fn evaluate(engine: &Engine, name: &str, questions: &[Question], ks: &[usize
             }
         }
     }
-    for (kind, (n, per_k, empty, tokens)) in sums {
+    for (kind, (n, per_k, empty, tokens, in_block)) in sums {
         let nf = n.max(1) as f64;
         kinds.insert(
             kind,
@@ -199,6 +221,7 @@ pub fn evaluate(engine: &Engine, name: &str, questions: &[Question], ks: &[usize
                 recall: per_k.iter().map(|(k, s)| (*k, s.1 / nf)).collect(),
                 empty: empty as f64 / nf,
                 tokens: tokens as f64 / nf,
+                block: in_block as f64 / nf,
             },
         );
     }
@@ -212,4 +235,17 @@ pub fn evaluate(engine: &Engine, name: &str, questions: &[Question], ks: &[usize
         .map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date().to_string())
         .unwrap_or_default();
     EvalRun { name: name.to_owned(), reference_day, kinds, on_topic_empty, answers }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_file;
+
+    #[test]
+    fn a_block_entry_names_its_file_without_its_lines() {
+        assert_eq!(source_file("memory/contacts/dr-raman.md:4-9"), "memory/contacts/dr-raman.md");
+        assert_eq!(source_file("MEMORY.md:3"), "MEMORY.md");
+        assert_eq!(source_file("session-7#3"), "session-7#3");
+        assert_eq!(source_file("notes/a:b.md"), "notes/a:b.md");
+    }
 }

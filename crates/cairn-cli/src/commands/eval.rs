@@ -133,7 +133,13 @@ pub(crate) fn eval_workspace(
                     a.id,
                     a.kind,
                     a.relevance,
-                    if a.empty { "empty" } else { "block" },
+                    if a.empty {
+                        "empty   "
+                    } else if a.in_block {
+                        "block+t "
+                    } else {
+                        "block   "
+                    },
                     a.files.first().map_or("", String::as_str)
                 )?;
             }
@@ -154,7 +160,7 @@ fn print_table(
     for k in ks {
         write!(out, " {:>6}", format!("R@{k}"))?;
     }
-    writeln!(out, " {:>6} {:>7}", "empty", "tokens")?;
+    writeln!(out, " {:>6} {:>6} {:>7}", "block", "empty", "tokens")?;
     for (kind, f) in kinds {
         write!(out, "{kind:<12} {:>4}", f.n)?;
         for k in ks {
@@ -168,6 +174,11 @@ fn print_table(
                 Some(v) if kind != OFF_TOPIC => write!(out, " {v:>6.3}")?,
                 _ => write!(out, " {:>6}", "")?,
             }
+        }
+        if kind == OFF_TOPIC {
+            write!(out, " {:>6}", "")?;
+        } else {
+            write!(out, " {:>6.3}", f.block)?;
         }
         writeln!(out, " {:>6.3} {:>7.0}", f.empty, f.tokens)?;
     }
