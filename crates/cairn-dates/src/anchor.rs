@@ -1,7 +1,8 @@
 //! Ranges anchored on a single day named some other way: "the day after Christmas", "the day
-//! before yesterday", "the weekend of March 14", "the weekend after Thanksgiving", "the week of
-//! March 9", "July 4th weekend". The anchor is a plain form (a date, a holiday, today, yesterday,
-//! tomorrow), never another anchored one, so lookahead stays bounded.
+//! before yesterday", "the Monday after Easter", "three days before Christmas", "a week after
+//! Easter", "the weekend of March 14", "the weekend after Thanksgiving", "the week of March 9", "July
+//! 4th weekend". The anchor is a plain form (a date, a holiday, today, yesterday, tomorrow), never
+//! another anchored one, so lookahead stays bounded.
 
 use jiff::civil::{Date, Weekday};
 
@@ -32,11 +33,27 @@ impl Scanner<'_> {
         })
     }
 
-    /// "the day after/before X", "the weekend of/after/before X", "the week of/after/before X", and
-    /// "X weekend" for a date X (a holiday's weekend is read with the holiday).
+    /// "the day after/before X", "the weekend of/after/before X", "the week of/after/before X", "the
+    /// Monday after/before X" (the first Monday strictly after or before it), "two days after X",
+    /// "a week before X", and "X weekend" for a date X (a holiday's weekend is read with the holiday).
     pub(crate) fn anchored(&self, i: usize) -> Option<Hit> {
         let j = i + usize::from(self.is(i, Lex::The));
         let relation = self.lex(j + 1);
+        if let Lex::Weekday { day: weekday, full: true } = self.lex(j)
+            && matches!(relation, Lex::After | Lex::Before)
+        {
+            let (end, date, _) = self.single_day(j + 2)?;
+            let date = match relation {
+                Lex::After => calendar::weekday_after(date, weekday)?,
+                _ => calendar::weekday_before(date, weekday)?,
+            };
+            return Some(Hit::new(end, day(date)));
+        }
+        if j == i
+            && let Some(hit) = self.counted(i)
+        {
+            return Some(hit);
+        }
         let prefix =
             matches!(self.lex(j), Lex::Weekend | Lex::Unit { unit: Unit::Day | Unit::Week, plural: false })
                 && matches!(relation, Lex::After | Lex::Before | Lex::Of);
@@ -73,5 +90,24 @@ impl Scanner<'_> {
             _ => return None,
         };
         Some(Hit::new(end, days))
+    }
+
+    /// "two days after X", "10 days before X", "a week after X", "a fortnight before X": the single
+    /// day X moved by that many days (a week is seven, a fortnight fourteen).
+    fn counted(&self, i: usize) -> Option<Hit> {
+        let (n, k) = self.count(i)?;
+        let per = match self.lex(k) {
+            Lex::Unit { unit: Unit::Day, .. } => 1,
+            Lex::Unit { unit: Unit::Week, .. } => 7,
+            Lex::Unit { unit: Unit::Fortnight, .. } => 14,
+            _ => return None,
+        };
+        let sign = match self.lex(k + 1) {
+            Lex::After => 1,
+            Lex::Before => -1,
+            _ => return None,
+        };
+        let (end, date, _) = self.single_day(k + 2)?;
+        Some(Hit::new(end, day(add_days(date, sign * per * n)?)))
     }
 }

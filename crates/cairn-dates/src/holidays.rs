@@ -1,5 +1,6 @@
 //! Public holidays of each locale, by rule: fixed dates, the nth or last weekday of a month, and
-//! Easter-based ones (Easter Sunday from the `computus` crate).
+//! Easter-based ones (Easter Sunday from the `computus` crate); and the observances that prompts name
+//! like holidays but that are not days off (Christmas Eve, Valentine's Day, Mother's Day, Halloween…).
 //!
 //! The rules follow the law as it changed since 1970: the US Uniform Monday Holiday Act (Monday
 //! holidays from 1971; Veterans Day on the fourth Monday of October 1971–1977), Martin Luther King
@@ -27,7 +28,8 @@ pub struct Holiday {
     /// Its usual English name, e.g. "Thanksgiving Day" or "Summer bank holiday".
     pub name: &'static str,
     /// A public (federal or bank) holiday; false for the observances that are named in prompts but
-    /// are not days off: Christmas Eve, New Year's Eve and Easter Sunday.
+    /// are not days off: Christmas Eve, New Year's Eve, Easter Sunday, Valentine's Day, St Patrick's
+    /// Day, Mother's Day (Mothering Sunday in the UK), Father's Day, Halloween and Bonfire Night.
     pub public: bool,
 }
 
@@ -54,6 +56,15 @@ pub(crate) enum HolidayId {
     ChristmasEve,
     NewYearsEve,
     EasterSunday,
+    ValentinesDay,
+    StPatricksDay,
+    /// The US Mother's Day: the second Sunday of May.
+    MothersDay,
+    /// The UK Mother's Day: three weeks before Easter Sunday.
+    MotheringSunday,
+    FathersDay,
+    Halloween,
+    BonfireNight,
 }
 
 /// Each locale's holidays, with the first year each was public (`None`: an observance, not a day off).
@@ -72,6 +83,11 @@ const US: &[(HolidayId, Option<i16>)] = &[
     (HolidayId::ChristmasEve, None),
     (HolidayId::NewYearsEve, None),
     (HolidayId::EasterSunday, None),
+    (HolidayId::ValentinesDay, None),
+    (HolidayId::StPatricksDay, None),
+    (HolidayId::MothersDay, None),
+    (HolidayId::FathersDay, None),
+    (HolidayId::Halloween, None),
 ];
 
 const UK: &[(HolidayId, Option<i16>)] = &[
@@ -87,6 +103,12 @@ const UK: &[(HolidayId, Option<i16>)] = &[
     (HolidayId::ChristmasEve, None),
     (HolidayId::NewYearsEve, None),
     (HolidayId::EasterSunday, None),
+    (HolidayId::ValentinesDay, None),
+    (HolidayId::StPatricksDay, None),
+    (HolidayId::MotheringSunday, None),
+    (HolidayId::FathersDay, None),
+    (HolidayId::Halloween, None),
+    (HolidayId::BonfireNight, None),
 ];
 
 /// Bank holidays in England and Wales that were declared for one year only.
@@ -186,12 +208,19 @@ impl HolidayId {
             HolidayId::ChristmasEve => "Christmas Eve",
             HolidayId::NewYearsEve => "New Year's Eve",
             HolidayId::EasterSunday => "Easter Sunday",
+            HolidayId::ValentinesDay => "Valentine's Day",
+            HolidayId::StPatricksDay => "St Patrick's Day",
+            HolidayId::MothersDay => "Mother's Day",
+            HolidayId::MotheringSunday => "Mothering Sunday",
+            HolidayId::FathersDay => "Father's Day",
+            HolidayId::Halloween => "Halloween",
+            HolidayId::BonfireNight => "Bonfire Night",
         }
     }
 
     /// The day in `year`, by the rule of that year (whether or not it was a public holiday yet).
     pub(crate) fn date(self, year: i16) -> Option<Date> {
-        use Weekday::{Monday, Thursday};
+        use Weekday::{Monday, Sunday, Thursday};
         let ymd = |m, d| Date::new(year, m, d).ok();
         let nth = |m, n, wd| Date::new(year, m, 1).ok()?.nth_weekday_of_month(n, wd).ok();
         let easter = |offset: i64| crate::calendar::add_days(easter_sunday(year)?, offset);
@@ -226,6 +255,13 @@ impl HolidayId {
             HolidayId::BoxingDay => ymd(12, 26),
             HolidayId::ChristmasEve => ymd(12, 24),
             HolidayId::NewYearsEve => ymd(12, 31),
+            HolidayId::ValentinesDay => ymd(2, 14),
+            HolidayId::StPatricksDay => ymd(3, 17),
+            HolidayId::MothersDay => nth(5, 2, Sunday),
+            HolidayId::MotheringSunday => easter(-21),
+            HolidayId::FathersDay => nth(6, 3, Sunday),
+            HolidayId::Halloween => ymd(10, 31),
+            HolidayId::BonfireNight => ymd(11, 5),
         }
     }
 }

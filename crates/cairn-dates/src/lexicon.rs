@@ -10,6 +10,8 @@ pub(crate) enum Unit {
     Week,
     Month,
     Year,
+    /// Two weeks.
+    Fortnight,
 }
 
 /// What a word means to the scanner. `Other` is every word it does not know.
@@ -38,6 +40,12 @@ pub(crate) enum Lex {
         plural: bool,
     },
     Weekend,
+    /// "weekends": only counted ("two weekends ago").
+    Weekends,
+    /// "few", "several": a vague count ("a few days ago", "the past several weeks").
+    Few,
+    /// "other", as in "the other day" (named so as not to clash with [`Lex::Other`], an unknown word).
+    Another,
     Today,
     Yesterday,
     Tomorrow,
@@ -48,6 +56,8 @@ pub(crate) enum Lex {
     Ago,
     Last,
     This,
+    /// "these", as in "these past few days".
+    These,
     Past,
     Previous,
     Next,
@@ -106,6 +116,24 @@ pub(crate) enum Lex {
     Bank,
     Holiday,
     Boxing,
+    // Words of observances' names.
+    /// "st", "saint".
+    Saint,
+    /// "valentine", "valentines".
+    Valentine,
+    Halloween,
+    /// "patrick", "paddy", "patty".
+    Patrick,
+    /// "mother", "mothers".
+    Mother,
+    Mothering,
+    /// "father", "fathers".
+    Father,
+    Bonfire,
+    Guy,
+    Fawkes,
+    /// "my", "your", "his", "her", "our", "their": "my mother's day" is not Mother's Day.
+    Possessor,
 }
 
 /// The longest word in [`WORDS`].
@@ -131,6 +159,7 @@ static WORDS: &[(&str, Lex)] = {
         ("beginning", Start),
         ("between", Between),
         ("birthday", Birthday),
+        ("bonfire", Bonfire),
         ("boxing", Boxing),
         ("christmas", Christmas),
         ("columbus", Columbus),
@@ -152,13 +181,19 @@ static WORDS: &[(&str, Lex)] = {
         ("eve", Eve),
         ("evening", DayPart),
         ("fall", Season(9)),
+        ("father", Father),
+        ("fathers", Father),
+        ("fawkes", Fawkes),
         ("feb", Month { month: 2, full: false }),
         ("february", Month { month: 2, full: true }),
+        ("few", Few),
         ("fifteen", Cardinal(15)),
         ("fifteenth", Ordinal(15)),
         ("fifth", Ordinal(5)),
         ("first", Ordinal(1)),
         ("five", Cardinal(5)),
+        ("fortnight", Unit { unit: self::Unit::Fortnight, plural: false }),
+        ("fortnights", Unit { unit: self::Unit::Fortnight, plural: true }),
         ("four", Cardinal(4)),
         ("fourteen", Cardinal(14)),
         ("fourteenth", Ordinal(14)),
@@ -167,7 +202,11 @@ static WORDS: &[(&str, Lex)] = {
         ("friday", Weekday { day: WD::Friday, full: true }),
         ("from", From),
         ("good", Good),
+        ("guy", Guy),
         ("half", Half),
+        ("halloween", Halloween),
+        ("her", Possessor),
+        ("his", Possessor),
         ("holiday", Holiday),
         ("in", In),
         ("independence", Independence),
@@ -199,6 +238,10 @@ static WORDS: &[(&str, Lex)] = {
         ("month", Unit { unit: self::Unit::Month, plural: false }),
         ("months", Unit { unit: self::Unit::Month, plural: true }),
         ("morning", DayPart),
+        ("mother", Mother),
+        ("mothering", Mothering),
+        ("mothers", Mother),
+        ("my", Possessor),
         ("new", New),
         ("next", Next),
         ("night", Night),
@@ -212,8 +255,13 @@ static WORDS: &[(&str, Lex)] = {
         ("october", Month { month: 10, full: true }),
         ("of", Of),
         ("one", Cardinal(1)),
+        ("other", Another),
+        ("our", Possessor),
         ("over", Over),
+        ("paddy", Patrick),
         ("past", Past),
+        ("patrick", Patrick),
+        ("patty", Patrick),
         ("people", Peoples),
         ("peoples", Peoples),
         ("president", Presidents),
@@ -224,6 +272,7 @@ static WORDS: &[(&str, Lex)] = {
         ("q3", QuarterName(3)),
         ("q4", QuarterName(4)),
         ("quarter", Quarter),
+        ("saint", Saint),
         ("sat", Weekday { day: WD::Saturday, full: false }),
         ("saturday", Weekday { day: WD::Saturday, full: true }),
         ("second", Ordinal(2)),
@@ -234,12 +283,14 @@ static WORDS: &[(&str, Lex)] = {
         ("seventeen", Cardinal(17)),
         ("seventeenth", Ordinal(17)),
         ("seventh", Ordinal(7)),
+        ("several", Few),
         ("since", Since),
         ("six", Cardinal(6)),
         ("sixteen", Cardinal(16)),
         ("sixteenth", Ordinal(16)),
         ("sixth", Ordinal(6)),
         ("spring", Season(3)),
+        ("st", Saint),
         ("start", Start),
         ("summer", Season(6)),
         ("sun", Weekday { day: WD::Sunday, full: false }),
@@ -248,6 +299,8 @@ static WORDS: &[(&str, Lex)] = {
         ("tenth", Ordinal(10)),
         ("thanksgiving", Thanksgiving),
         ("the", The),
+        ("their", Possessor),
+        ("these", These),
         ("third", Ordinal(3)),
         ("thirteen", Cardinal(13)),
         ("thirteenth", Ordinal(13)),
@@ -276,6 +329,8 @@ static WORDS: &[(&str, Lex)] = {
         ("twenty", Cardinal(20)),
         ("two", Cardinal(2)),
         ("until", Until),
+        ("valentine", Valentine),
+        ("valentines", Valentine),
         ("veteran", Veterans),
         ("veterans", Veterans),
         ("washington", Washington),
@@ -284,12 +339,14 @@ static WORDS: &[(&str, Lex)] = {
         ("weds", Weekday { day: WD::Wednesday, full: false }),
         ("week", Unit { unit: self::Unit::Week, plural: false }),
         ("weekend", Weekend),
+        ("weekends", Weekends),
         ("weeks", Unit { unit: self::Unit::Week, plural: true }),
         ("winter", Season(12)),
         ("xmas", Christmas),
         ("year", Unit { unit: self::Unit::Year, plural: false }),
         ("years", Unit { unit: self::Unit::Year, plural: true }),
         ("yesterday", Yesterday),
+        ("your", Possessor),
     ]
 };
 

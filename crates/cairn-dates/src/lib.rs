@@ -34,8 +34,9 @@
 //! - **Months, seasons, years**: `March`, `March 2026`, `2026-03`, `last month`, `this month`, `last
 //!   March`, `summer 2025`, `last summer`, `in the fall` (meteorological northern seasons: spring is
 //!   March–May, summer June–August, autumn or fall September–November, winter December–February,
-//!   named by the year it starts in), `in 2026`, `the year 2026`, `last year`, `this year`, `Q1 2026`,
-//!   `last quarter`. A four-digit number alone is not a year: it needs a word such as "in",
+//!   named by the year it starts in), `March last year`, `summer of next year`, `in 2026`, `the year
+//!   2026`, `last year`, `this year`, `Q1 2026`, `Q3` and `the third quarter` (without a year, like a
+//!   month), `last quarter`. A four-digit number alone is not a year: it needs a word such as "in",
 //!   "during", "since", "of" before it (and then reads as a year only from 1900 to 2199).
 //! - **Parts of a period**: `early/mid/late March` (days 1–10, 11–20, 21–end; for a year
 //!   January–April, May–August, September–December; for a season its first, second, third month),
@@ -43,26 +44,39 @@
 //!   (days 1–7, 8–14, 15–21, 22–28, the last seven), `the first/second half of March` (1–15, 16–end),
 //!   `the first/last day of March`, `the first/last weekend of March` (the first or last Saturday in
 //!   the month and the Sunday after it), `the first Monday of March`, `the third quarter of 2025`.
-//! - **Counted from the reference day**: `today`, `tonight`, `this morning`, `yesterday`, `last night`,
-//!   `tomorrow`, `the day before yesterday`, `three days ago` (that day), `two weeks ago` (that
-//!   Monday–Sunday week), `a month ago` (that month), `two years ago` (that year), `last week` and
-//!   `this week` (Monday–Sunday), `the week before last`, `last weekend` (the latest Saturday–Sunday
-//!   that ended before the reference day), `this weekend` (the Saturday–Sunday of the reference week),
-//!   `last Tuesday`, `Tuesday`, `on Tuesday` (the latest Tuesday strictly before the reference day:
-//!   the reference day itself would be "today"), `this Tuesday` (in the reference week), `Tuesday
-//!   last week`, and windows ending on the reference day: `the past week`, `the last 3 days`,
-//!   `the past month`. `since <any form>` runs from its start to the reference day.
-//! - **Holidays** of the configured locales (see [`holidays`]): `Thanksgiving`, `MLK day`, `Fourth of
-//!   July`, `Memorial Day 2025`, `last Christmas`, `Boxing Day`, `the August bank holiday`, `Easter`.
-//!   `Easter weekend` is Good Friday to Easter Monday; `<holiday> weekend` and `the weekend of
-//!   <holiday>` otherwise the nearest Saturday–Sunday stretched to take in the holiday and the day it
-//!   is observed (Labor Day weekend: Saturday–Monday); `the day after <holiday>`. A holiday of a locale
-//!   that is not configured resolves to nothing, its words consumed ("Good Friday" is never "Friday").
-//!   The range is the holiday itself, not its observed day off (which [`Holiday::observed`] gives).
-//! - **Anchored on a day**: `the day after/before X`, `the weekend of/after/before X`, `the week of
-//!   X`, `X weekend`, where X is a date, a holiday, today, yesterday or tomorrow.
+//!   `the year` there is the reference year: `the end of the year`, `the first half of the year`.
+//! - **Counted from the reference day**: `today`, `tonight`, `this morning`, `yesterday`, `last
+//!   night`, `tomorrow`, `the day before yesterday`, `three days ago` (that day), `two weeks ago`
+//!   (that Monday–Sunday week), `a fortnight ago` (the week 14 days back), `a month ago` (that
+//!   month), `two years ago` (that year), `two weekends ago` (last weekend, a week earlier), `a few
+//!   days ago` and `several days ago` (six to two days back), `a few weeks ago` (the Monday four
+//!   weeks back to the Sunday two weeks back), `the other day` (the seven days before), `the other
+//!   week` (the week before last), `last week` and `this week` (Monday–Sunday), `the week before
+//!   last`, `last weekend` (the latest Saturday–Sunday that ended before the reference day), `this
+//!   weekend` (the Saturday–Sunday of the reference week), `last Tuesday`, `Tuesday`, `on Tuesday`
+//!   (the latest Tuesday strictly before the reference day: the reference day itself would be
+//!   "today"), `this Tuesday` (in the reference week), `Tuesday last week`, and windows ending on
+//!   the reference day: `the past week`, `the last 3 days`, `the past month`, `the past fortnight`
+//!   (14 days back), `the past few days` and `these past few days` (4 days back), `the past few
+//!   weeks` (21 days back). `since <any form>` runs from its start to the reference day.
+//! - **Holidays** of the configured locales (see [`holidays`]): `Thanksgiving`, `MLK day`, `Fourth
+//!   of July`, `Memorial Day 2025`, `last Christmas`, `Christmas last year`, `Boxing Day`, `the
+//!   August bank holiday`, `Easter`; and observances, read the same way: `Valentine's Day`, `St
+//!   Patrick's Day`, `Mother's Day` (US: second Sunday of May; with only the UK, or `Mothering
+//!   Sunday`: three weeks before Easter), `Father's Day` (third Sunday of June), `Halloween`,
+//!   `Bonfire Night` or `Guy Fawkes Night` (UK). `Easter weekend` is Good Friday to Easter Monday;
+//!   `<holiday> weekend` and `the weekend of <holiday>` otherwise the nearest Saturday–Sunday
+//!   stretched to take in the holiday and the day it is observed (Labor Day weekend:
+//!   Saturday–Monday); `the day after <holiday>`. A holiday of a locale that is not configured
+//!   resolves to nothing, its words consumed ("Good Friday" is never "Friday"). The range is the
+//!   holiday itself, not its observed day off (which [`Holiday::observed`] gives).
+//! - **Anchored on a day**: `the day after/before X`, `the Monday after/before X` (the first Monday
+//!   strictly after or before it), `two days after X`, `a week before X` (X moved by that many days),
+//!   `the weekend of/after/before X`, `the week of X`, `X weekend`, where X is a date, a holiday,
+//!   today, yesterday or tomorrow.
 //! - **Ranges**: `between X and Y`, `from X to/until/through Y`, `March 3-5`, `3–5 March`, `March 3 to
-//!   April 2, 2025`, `2026-03-01 – 2026-03-10`. An end without a year takes it from the other end.
+//!   April 2, 2025`, `2026-03-01 – 2026-03-10`, `between Christmas and New Year` (a bare "New Year"
+//!   is New Year's Day there). An end without a year takes it from the other end.
 //! - A date, month, season, holiday or part of one **without a year** is its latest occurrence that
 //!   starts on or before the reference day: on 2026-06-30, "March 12" is 2026-03-12 and "December 3"
 //!   2025-12-03. In a prompt about the future ("what *will* we do in August?", "*we'll* see them at
@@ -76,10 +90,14 @@
 //! qualifier ("mid-", "the end of", "last"; after "this" only capitalised), or after "in", "during",
 //! "since", "until", "from", "through", "of". Alone, "August" and a bare "Easter" need their capital
 //! ("an august body", "easter eggs"); a season needs a year, a qualifier or a word such as "in" or
-//! "over" ("spring cleaning" is not one). "second" only counts in a form ("the second week of March").
+//! "over" ("spring cleaning" is not one); before "last/this/next year" they need a capital or such a
+//! word ("it may last year after year", "will prices fall this year?" are verbs). "second" only
+//! counts in a form ("the second week of March").
 //! Bare numbers, times of day (`10:30`, `3pm`), decimals, versions, "recently" and "lately" are left
-//! alone, as is anything relative to an event ("after the launch"). Other words are taken at their
-//! word: "June" is the month even when it is a name, "Christmas tree" names Christmas.
+//! alone, as is anything relative to an event ("after the launch"). "my mother's day off", "the
+//! first quarter of the game" and "one week on, the other week off" are not dates either. Other words
+//! are taken at their word: "June" is the month even when it is a name, "Christmas tree" names
+//! Christmas.
 
 #![warn(missing_docs)]
 

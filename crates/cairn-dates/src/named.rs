@@ -1,6 +1,7 @@
-//! Holidays by name: "Thanksgiving", "Memorial Day 2025", "last Christmas", "Easter weekend",
-//! "Labor Day weekend 2024". Only the configured locales' holidays resolve; another locale's holiday
-//! name is still consumed (so "Good Friday" never reads as "Friday"), resolving to nothing.
+//! Holidays and observances by name: "Thanksgiving", "Memorial Day 2025", "last Christmas", "Easter
+//! weekend", "Labor Day weekend 2024", "Christmas last year", "Mother's Day", "Halloween". Only the
+//! configured locales' holidays resolve; another locale's holiday name is still consumed (so "Good
+//! Friday" never reads as "Friday"), resolving to nothing.
 
 use jiff::civil::{Date, Weekday};
 
@@ -13,7 +14,9 @@ use crate::scan::{Hit, Scanner};
 impl Scanner<'_> {
     /// The holiday named at `i`, and the token after the name. Names are matched word by word in
     /// any case, with or without possessive apostrophes ("Presidents' Day", "New Years Day").
-    fn holiday_name(&self, i: usize) -> Option<(HolidayId, usize)> {
+    /// "Mother's Day" is the US one when the US is configured, else Mothering Sunday. With `context`
+    /// (the end of a range), a bare "New Year" is New Year's Day.
+    fn holiday_name(&self, i: usize, context: bool) -> Option<(HolidayId, usize)> {
         use HolidayId as H;
         let day = |k: usize| self.is(k, Lex::Unit { unit: Unit::Day, plural: false });
         let bank_holiday = |k: usize| self.is(k, Lex::Bank) && self.is(k + 1, Lex::Holiday);
@@ -30,7 +33,7 @@ impl Scanner<'_> {
                 } else if self.is(i + 2, Lex::Eve) {
                     Some((H::NewYearsEve, i + 3))
                 } else {
-                    self.possessive(i + 1).then_some((H::NewYearsDay, i + 2))
+                    (context || self.possessive(i + 1)).then_some((H::NewYearsDay, i + 2))
                 }
             }
             Lex::Martin if self.is(i + 1, Lex::Luther) && self.is(i + 2, Lex::King) => {
@@ -77,6 +80,31 @@ impl Scanner<'_> {
                 Some((H::SummerBank, i + 3))
             }
             Lex::Boxing => then_day(H::BoxingDay, i + 1),
+            Lex::Saint => {
+                // "St", "St." or "Saint".
+                let k = self.skip(i + 1, b'.');
+                match self.lex(k) {
+                    Lex::Valentine => then_day(H::ValentinesDay, k + 1),
+                    Lex::Patrick => then_day(H::StPatricksDay, k + 1),
+                    _ => None,
+                }
+            }
+            Lex::Valentine => then_day(H::ValentinesDay, i + 1),
+            Lex::Halloween => Some((H::Halloween, i + 1)),
+            // "my mother's day off" is not Mother's Day.
+            Lex::Mother | Lex::Father if self.after_one_of(i, &[Lex::Possessor]) => None,
+            Lex::Mother if self.locales.has(Locale::Us) || !self.locales.has(Locale::Uk) => {
+                then_day(H::MothersDay, i + 1)
+            }
+            Lex::Mother => then_day(H::MotheringSunday, i + 1),
+            Lex::Mothering if self.is(i + 1, Lex::Weekday { day: Weekday::Sunday, full: true }) => {
+                Some((H::MotheringSunday, i + 2))
+            }
+            Lex::Father => then_day(H::FathersDay, i + 1),
+            Lex::Bonfire if self.is(i + 1, Lex::Night) => Some((H::BonfireNight, i + 2)),
+            Lex::Guy if self.is(i + 1, Lex::Fawkes) && (self.is(i + 2, Lex::Night) || day(i + 2)) => {
+                Some((H::BonfireNight, i + 3))
+            }
             _ => None,
         }
     }
@@ -86,23 +114,35 @@ impl Scanner<'_> {
         Locale::ALL.into_iter().any(|l| self.locales.has(l) && id.in_locale(l))
     }
 
-    /// `[last|this|next] <holiday> [[,] <year>]`: the holiday's day, and the token after it. Without a
-    /// year or "last"/"this"/"next", the latest occurrence on or before the reference day. The date is
-    /// `None` for a holiday of a locale that is not configured; the flag tells whether a year was given.
+    /// `[last|this|next] <holiday> [[,] <year> | last/this/next year]`: the holiday's day, and the
+    /// token after it. Without a year or "last"/"this"/"next", the latest occurrence on or before the
+    /// reference day. The date is `None` for a holiday of a locale that is not configured; the flag
+    /// tells whether a year was given.
     pub(crate) fn holiday_day(&self, i: usize) -> Option<(usize, HolidayId, Option<Date>, bool)> {
+        self.holiday_at(i, false)
+    }
+
+    /// [`Scanner::holiday_day`], with "New Year" alone read as New Year's Day when `context` says
+    /// a date is expected.
+    fn holiday_at(&self, i: usize, context: bool) -> Option<(usize, HolidayId, Option<Date>, bool)> {
         let dir = match self.lex(i) {
             Lex::Last => Some(-1),
             Lex::This => Some(0),
             Lex::Next => Some(1),
             _ => None,
         };
-        let (id, k) = self.holiday_name(i + usize::from(dir.is_some()))?;
+        let (id, k) = self.holiday_name(i + usize::from(dir.is_some()), context)?;
         if !self.in_locales(id) {
             return Some((k, id, None, false));
         }
         let y = self.skip(k, b',');
         if let Some(year) = self.year_at(y) {
             return Some((y + 1, id, id.date(year), true));
+        }
+        if dir.is_none()
+            && let Some((year, end)) = self.relative_year(k)
+        {
+            return Some((end, id, id.date(year), true));
         }
         let of_year = |y: i16| id.date(y).map(day);
         let r = self.reference;
@@ -113,6 +153,13 @@ impl Scanner<'_> {
             Some(_) => calendar::earliest_after(r, of_year),
         };
         Some((k, id, date.map(|d| d.0), false))
+    }
+
+    /// A holiday named where a date is expected (the end of a range): as [`Scanner::holiday`] for a
+    /// single day, and "New Year" alone is New Year's Day ("between Christmas and New Year").
+    pub(crate) fn holiday_in_context(&self, i: usize) -> Option<Hit> {
+        let (end, _, date, _) = self.holiday_at(i, true)?;
+        Some(Hit { end, days: date.map(day) })
     }
 
     /// A holiday, or its weekend: "Thanksgiving", "Christmas 2024", "Easter weekend",

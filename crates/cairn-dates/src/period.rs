@@ -1,6 +1,7 @@
 //! Months, seasons, years and quarters, whole ("March", "March 2026", "last month", "summer 2025",
-//! "in 2026", "Q1 2026") or cut by a qualifier ("mid-March", "the end of last year", "the second week of March", "the first
-//! half of 2026", "the last weekend of May", "the first Monday of March", "the third quarter of 2025").
+//! "March last year", "in 2026", "Q1 2026", "the third quarter") or cut by a qualifier ("mid-March",
+//! "the end of last year", "the start of the year", "the second week of March", "the first half of
+//! 2026", "the last weekend of May", "the first Monday of March", "the third quarter of 2025").
 
 use jiff::civil::{Date, Weekday};
 
@@ -174,7 +175,25 @@ impl Scanner<'_> {
         }
         let leads_in = self.after_one_of(i, LEADS_TO_SEASON)
             || (!the && self.is(i.wrapping_sub(1), Lex::The) && self.after_one_of(i - 1, LEADS_TO_SEASON));
+        // "summer last year"; "prices fall this year" (spring, fall) is a verb unless capitalised or
+        // led in.
+        let verb = matches!(start, 3 | 9) && !self.capital(j);
+        if let Some((year, end)) = self.relative_year(sep)
+            && (context || leads_in || the || !verb)
+        {
+            return Some((Period::Season { year: Some(year), start }, end));
+        }
         (context || leads_in).then_some((Period::Season { year: None, start }, j + 1))
+    }
+
+    /// A year counted from the reference year after a month or season: "last year", "this year",
+    /// "next year" (and "previous year"). Returns the year and the token after it.
+    pub(crate) fn relative_year(&self, i: usize) -> Option<(i16, usize)> {
+        let dir = self.direction(i)?;
+        if !self.is(i + 1, Lex::Unit { unit: Unit::Year, plural: false }) {
+            return None;
+        }
+        Some((self.reference.year().checked_add(i16::try_from(dir).ok()?)?, i + 2))
     }
 
     /// `-1`, `0` or `1` for "last"/"previous", "this", "next".
@@ -189,7 +208,7 @@ impl Scanner<'_> {
 
     /// A month: "March", "Mar. 2026", "March of 2026", "last month", "this month", "next month",
     /// "last March" (the latest March before the reference month), "this March" (capitalised when the
-    /// month is also a verb: "this may take"), "next March".
+    /// month is also a verb: "this may take"), "next March", "March last year", "March of next year".
     /// Without `context` (a qualifier before it), a month name alone needs to be unmistakable: a full
     /// name other than May and March ("August" capitalised), or a word such as "in", "during",
     /// "since", "of" just before it.
@@ -225,14 +244,25 @@ impl Scanner<'_> {
             return Some((Period::Month { year: Some(year), month }, sep + 1));
         }
         let unmistakable = full && month != 3 && month != 5 && (month != 8 || self.capital(i));
-        (context || unmistakable || self.after_one_of(i, LEADS_IN))
-            .then_some((Period::Month { year: None, month }, k))
+        let leads_in = self.after_one_of(i, LEADS_IN);
+        // "March last year"; "it may last year" is a verb unless capitalised or led in.
+        let verb = (!full || month == 3 || month == 5) && !self.capital(i);
+        if let Some((year, end)) = self.relative_year(sep)
+            && (context || leads_in || !verb)
+        {
+            return Some((Period::Month { year: Some(year), month }, end));
+        }
+        (context || unmistakable || leads_in).then_some((Period::Month { year: None, month }, k))
     }
 
     /// A year: "last year", "this year", "next year", "the year 2026", "year 2026", or a four-digit
     /// year with `context` or after "in", "during", "since", "of" and the like (then 1900–2199 only).
+    /// With `context` ("the end of the year"), "the year" alone is the reference year.
     fn year_ref(&self, i: usize, context: bool) -> Option<(Period, usize)> {
         let year_word = |k| self.is(k, Lex::Unit { unit: Unit::Year, plural: false });
+        if context && self.is(i, Lex::The) && year_word(i + 1) && self.year_at(i + 2).is_none() {
+            return Some((Period::Year(self.reference.year()), i + 2));
+        }
         if let Some(dir) = self.direction(i) {
             return year_word(i + 1)
                 .then(|| {
@@ -268,11 +298,21 @@ impl Scanner<'_> {
         Some(Hit::new(end, self.cut(period, Cut::Whole)?))
     }
 
-    /// "Q1 2026", "2026 Q1", "Q3" (the latest third quarter that started on or before the reference
-    /// day), "last quarter", "this quarter", "next quarter".
+    /// "Q1 2026", "2026 Q1", "Q3" and "the third quarter" (the latest third quarter that started on or
+    /// before the reference day; not "the first quarter of the game"), "last quarter", "this
+    /// quarter", "next quarter".
     fn quarter(&self, i: usize) -> Option<Hit> {
         let r = self.reference;
         let of_year = |q: u8, y: i16| Cut::Quarter(i8::try_from(q).ok()?).apply(Fixed::Year(y));
+        let j = i + usize::from(self.is(i, Lex::The));
+        if let Lex::Ordinal(q @ 1..=4) = self.lex(j)
+            && self.is(j + 1, Lex::Quarter)
+        {
+            if self.is(j + 2, Lex::Of) {
+                return None;
+            }
+            return Some(Hit::new(j + 2, self.yearly(|y| of_year(q, y))?));
+        }
         if let Some(dir) = self.direction(i) {
             if !self.is(i + 1, Lex::Quarter) {
                 return None;

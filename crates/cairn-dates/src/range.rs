@@ -21,7 +21,8 @@ impl Scanner<'_> {
         if !between && !self.is(i, Lex::From) {
             return self.day_span(i).or_else(|| self.dated_span(i));
         }
-        let end: Parse = |s, at| s.expression(at).or_else(|| s.period_in_context(at));
+        let end: Parse =
+            |s, at| s.expression(at).or_else(|| s.period_in_context(at)).or_else(|| s.holiday_in_context(at));
         let a = end(self, i + 1)?;
         let joined = if between { self.is(a.end, Lex::And) } else { self.is_to(a.end) };
         if !joined {

@@ -1,6 +1,7 @@
 //! Days and weeks counted from the reference day: "today", "yesterday", "last night", "three days
-//! ago", "two weeks ago", "last week", "this weekend", "last Tuesday", "Tuesday", "Tuesday last week",
-//! "the past 3 days", "the week before last". Weeks run Monday–Sunday.
+//! ago", "two weeks ago", "a fortnight ago", "two weekends ago", "a few days ago", "the other day",
+//! "last week", "this weekend", "last Tuesday", "Tuesday", "Tuesday last week", "the past 3 days",
+//! "the past fortnight", "the past few weeks", "the week before last". Weeks run Monday–Sunday.
 
 use jiff::Span;
 use jiff::civil::{Date, Weekday};
@@ -20,7 +21,7 @@ impl Scanner<'_> {
             Lex::This if self.is(i + 1, Lex::DayPart) => Some(Hit::new(i + 2, day(r))),
             Lex::Last if self.is(i + 1, Lex::Night) => Some(Hit::new(i + 2, day(add_days(r, -1)?))),
             Lex::Last | Lex::Past | Lex::Previous | Lex::This | Lex::Next => self.shifted(i),
-            Lex::The => self.the_past(i),
+            Lex::The | Lex::These => self.the_past(i),
             Lex::Weekday { day: weekday, full: true } => self.weekday(i, weekday),
             _ => self.ago(i),
         }
@@ -28,7 +29,7 @@ impl Scanner<'_> {
 
     /// A count: digits (up to four), a number in words ("three", "twenty-one"), "a"/"an", or
     /// "a couple of". Returns the count and the next token.
-    fn count(&self, i: usize) -> Option<(i64, usize)> {
+    pub(crate) fn count(&self, i: usize) -> Option<(i64, usize)> {
         if let Some((value, 1..=4, false)) = self.num(i) {
             // Not a decimal such as "1.5".
             return (!(self.joiner(i + 1, b'.') && self.num(i + 2).is_some()))
@@ -50,6 +51,15 @@ impl Scanner<'_> {
         }
     }
 
+    /// A vague count: "a few", "few", "several". Returns the next token.
+    fn few(&self, i: usize) -> Option<usize> {
+        match self.lex(i) {
+            Lex::A if self.is(i + 1, Lex::Few) => Some(i + 2),
+            Lex::Few => Some(i + 1),
+            _ => None,
+        }
+    }
+
     /// A unit word at `i` ("day", "weeks").
     fn unit(&self, i: usize) -> Option<Unit> {
         match self.lex(i) {
@@ -65,26 +75,65 @@ impl Scanner<'_> {
             Unit::Week => Span::new().try_weeks(n),
             Unit::Month => Span::new().try_months(n),
             Unit::Year => Span::new().try_years(n),
+            Unit::Fortnight => Span::new().try_weeks(n.checked_mul(2)?),
         };
         self.reference.checked_sub(span.ok()?).ok()
     }
 
-    /// "three days ago" (that day), "two weeks ago" (that week), "a month ago" (that month),
-    /// "five years ago" (that year).
+    /// "three days ago" (that day), "two weeks ago" and "a fortnight ago" (that week), "a month ago"
+    /// (that month), "five years ago" (that year), "two weekends ago" (last weekend moved back a week),
+    /// "a few days ago" (six to two days back), "a few weeks ago" (the weeks four to two weeks back).
     fn ago(&self, i: usize) -> Option<Hit> {
+        if let Some(k) = self.few(i) {
+            return self.few_ago(k);
+        }
         let (n, k) = self.count(i)?;
-        let unit = self.unit(k)?;
         if !self.is(k + 1, Lex::Ago) {
             return None;
         }
+        if matches!(self.lex(k), Lex::Weekend | Lex::Weekends) {
+            if n < 1 {
+                return None;
+            }
+            let last = calendar::weekday_before(self.reference, Weekday::Sunday)?;
+            let sunday = add_days(last, -7 * (n - 1))?;
+            return Some(Hit::new(k + 2, (add_days(sunday, -1)?, sunday)));
+        }
+        let unit = self.unit(k)?;
         let then = self.back(n, unit)?;
         let days = match unit {
             Unit::Day => day(then),
-            Unit::Week => calendar::week_of(then)?,
+            Unit::Week | Unit::Fortnight => calendar::week_of(then)?,
             Unit::Month => calendar::month(then.year(), then.month())?,
             Unit::Year => calendar::year(then.year())?,
         };
         Some(Hit::new(k + 2, days))
+    }
+
+    /// "[a] few days ago", "several days ago": six to two days back; "a few weeks ago": the Monday
+    /// four weeks back to the Sunday two weeks back. `k` is the unit after the vague count.
+    fn few_ago(&self, k: usize) -> Option<Hit> {
+        if !self.is(k + 1, Lex::Ago) {
+            return None;
+        }
+        let r = self.reference;
+        let days = match self.unit(k)? {
+            Unit::Day => (add_days(r, -6)?, add_days(r, -2)?),
+            Unit::Week => (calendar::week_of(add_days(r, -28)?)?.0, calendar::week_of(add_days(r, -14)?)?.1),
+            _ => return None,
+        };
+        Some(Hit::new(k + 2, days))
+    }
+
+    /// A vague window ending on the reference day, `k` the unit after "few": "past few days" (four
+    /// days back to today), "past few weeks" (21 days back).
+    fn few_window(&self, k: usize) -> Option<Hit> {
+        let back = match self.unit(k)? {
+            Unit::Day => -4,
+            Unit::Week => -21,
+            _ => return None,
+        };
+        Some(Hit::new(k + 1, (add_days(self.reference, back)?, self.reference)))
     }
 
     /// A rolling window ending on the reference day: `n` units back to today.
@@ -94,7 +143,7 @@ impl Scanner<'_> {
 
     /// "last week", "this week", "next week", "this past week"; "last weekend", "this weekend",
     /// "next weekend"; "last Tuesday", "this Tuesday", "next Tuesday"; "past week" and "last 3 days"
-    /// (windows ending today).
+    /// (windows ending today); "last fortnight", "past few days" (windows too).
     fn shifted(&self, i: usize) -> Option<Hit> {
         let r = self.reference;
         let this_past = self.is(i, Lex::This) && self.is(i + 1, Lex::Past);
@@ -124,6 +173,9 @@ impl Scanner<'_> {
                 };
                 Some(Hit::new(j + 1, days))
             }
+            Lex::Unit { unit: Unit::Fortnight, plural: false } if dir == -1 => {
+                self.window(1, Unit::Fortnight, j + 1)
+            }
             Lex::Weekday { day: weekday, .. } => {
                 let date = match dir {
                     -1 => calendar::weekday_before(r, weekday)?,
@@ -133,6 +185,9 @@ impl Scanner<'_> {
                 Some(Hit::new(j + 1, day(date)))
             }
             _ if dir == -1 && !this_past => {
+                if let Some(k) = self.few(j) {
+                    return self.few_window(k);
+                }
                 let (n, k) = self.count(j)?;
                 let unit = self.unit(k)?;
                 self.window(n, unit, k + 1)
@@ -141,15 +196,23 @@ impl Scanner<'_> {
         }
     }
 
-    /// "the past week", "the last month", "the past 3 days" (windows ending on the reference day);
-    /// "the previous week" (the calendar week before this one); "the week before last", "the
-    /// weekend before last".
+    /// "the past week", "the last month", "the past 3 days", "the past fortnight", "the past few days",
+    /// "these past few days" (windows ending on the reference day); "the previous week" (the calendar
+    /// week before this one); "the week before last", "the weekend before last"; "the other day" (the
+    /// week before the reference day), "the other week" (the week before last; neither after "one" in
+    /// the four words before: "one week on, the other week off").
     fn the_past(&self, i: usize) -> Option<Hit> {
         let r = self.reference;
+        if self.is(i, Lex::These) && !matches!(self.lex(i + 1), Lex::Past | Lex::Last) {
+            return None;
+        }
         match self.lex(i + 1) {
             Lex::Past | Lex::Last => match self.lex(i + 2) {
                 Lex::Unit { unit, plural: false } if unit != Unit::Day => self.window(1, unit, i + 3),
                 _ => {
+                    if let Some(k) = self.few(i + 2) {
+                        return self.few_window(k);
+                    }
                     let (n, k) = self.count(i + 2)?;
                     let unit = self.unit(k)?;
                     self.window(n, unit, k + 1)
@@ -170,6 +233,16 @@ impl Scanner<'_> {
                 let sunday = add_days(calendar::weekday_before(r, Weekday::Sunday)?, -7)?;
                 Some(Hit::new(i + 4, (add_days(sunday, -1)?, sunday)))
             }
+            Lex::Another if (i.saturating_sub(4)..i).any(|k| self.is(k, Lex::Cardinal(1))) => None,
+            Lex::Another => match self.lex(i + 2) {
+                Lex::Unit { unit: Unit::Day, plural: false } => {
+                    Some(Hit::new(i + 3, (add_days(r, -7)?, add_days(r, -1)?)))
+                }
+                Lex::Unit { unit: Unit::Week, plural: false } => {
+                    Some(Hit::new(i + 3, calendar::week_of(add_days(r, -14)?)?))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -498,3 +498,320 @@ fn year_less_dates_in_prompts_about_the_future_are_the_next_occurrence() {
         ],
     );
 }
+
+#[test]
+fn weekday_after_or_before_a_day() {
+    // The first such weekday strictly after or before the anchor, as one range.
+    table(
+        REF,
+        &[Us],
+        &[
+            ("the Monday after Easter", "the Monday after Easter", "2026-04-06", "2026-04-06"),
+            ("the Sunday before Easter", "the Sunday before Easter", "2026-03-29", "2026-03-29"),
+            ("the Friday before Memorial Day", "the Friday before Memorial Day", "2026-05-22", "2026-05-22"),
+            ("the Tuesday after Thanksgiving", "the Tuesday after Thanksgiving", "2025-12-02", "2025-12-02"),
+            ("on Monday after Christmas 2024", "Monday after Christmas 2024", "2024-12-30", "2024-12-30"),
+            // Christmas 2025 is a Thursday: the Thursday after it is a week later.
+            ("the Thursday after Christmas", "the Thursday after Christmas", "2026-01-01", "2026-01-01"),
+            // 13 March 2026 is a Friday.
+            ("the Friday before March 13", "the Friday before March 13", "2026-03-06", "2026-03-06"),
+            ("the Wednesday after today", "the Wednesday after today", "2026-07-01", "2026-07-01"),
+            ("the Monday before yesterday", "the Monday before yesterday", "2026-06-22", "2026-06-22"),
+            ("the Friday after Halloween", "the Friday after Halloween", "2025-11-07", "2025-11-07"),
+        ],
+    );
+    table(
+        JAN,
+        BOTH,
+        &[
+            // Easter 2024 was 31 March; Thanksgiving 2024 28 November.
+            ("the Monday after Easter", "the Monday after Easter", "2024-04-01", "2024-04-01"),
+            ("the Tuesday after Thanksgiving", "the Tuesday after Thanksgiving", "2024-12-03", "2024-12-03"),
+            (
+                "the Friday before New Year's Day",
+                "the Friday before New Year's Day",
+                "2024-12-27",
+                "2024-12-27",
+            ),
+        ],
+    );
+    // A weekday before something that is not a day stays the weekday.
+    assert_eq!(found("on Friday before the launch", REF, BOTH)[0].0, "Friday");
+}
+
+#[test]
+fn days_and_weeks_after_or_before_a_day() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("two days after New Year's Day", "two days after New Year's Day", "2026-01-03", "2026-01-03"),
+            ("three days before Christmas", "three days before Christmas", "2025-12-22", "2025-12-22"),
+            ("a week after Easter", "a week after Easter", "2026-04-12", "2026-04-12"),
+            ("10 days before March 3", "10 days before March 3", "2026-02-21", "2026-02-21"),
+            ("a day after Christmas", "a day after Christmas", "2025-12-26", "2025-12-26"),
+            (
+                "a fortnight after Christmas 2024",
+                "a fortnight after Christmas 2024",
+                "2025-01-08",
+                "2025-01-08",
+            ),
+            ("two weeks before Halloween", "two weeks before Halloween", "2025-10-17", "2025-10-17"),
+            ("a day after February 28, 2024", "a day after February 28, 2024", "2024-02-29", "2024-02-29"),
+            ("3 weeks before today", "3 weeks before today", "2026-06-09", "2026-06-09"),
+        ],
+    );
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("two days after New Year's Day", "two days after New Year's Day", "2025-01-03", "2025-01-03"),
+            ("three days before Christmas", "three days before Christmas", "2024-12-22", "2024-12-22"),
+        ],
+    );
+}
+
+#[test]
+fn weekends_fortnights_and_vague_counts() {
+    // 2026-06-30 is a Tuesday; the last weekend was 27–28 June.
+    table(
+        REF,
+        BOTH,
+        &[
+            ("a weekend ago", "a weekend ago", "2026-06-27", "2026-06-28"),
+            ("two weekends ago", "two weekends ago", "2026-06-20", "2026-06-21"),
+            ("three weekends ago", "three weekends ago", "2026-06-13", "2026-06-14"),
+            ("a fortnight ago", "a fortnight ago", "2026-06-15", "2026-06-21"),
+            ("two fortnights ago", "two fortnights ago", "2026-06-01", "2026-06-07"),
+            ("in the past fortnight", "the past fortnight", "2026-06-16", "2026-06-30"),
+            ("over the last fortnight", "the last fortnight", "2026-06-16", "2026-06-30"),
+            ("a few days ago", "a few days ago", "2026-06-24", "2026-06-28"),
+            ("several days ago", "several days ago", "2026-06-24", "2026-06-28"),
+            ("a few weeks ago", "a few weeks ago", "2026-06-01", "2026-06-21"),
+            ("in the past few days", "the past few days", "2026-06-26", "2026-06-30"),
+            ("over the last few days", "the last few days", "2026-06-26", "2026-06-30"),
+            ("these past few days", "these past few days", "2026-06-26", "2026-06-30"),
+            ("the past several days", "the past several days", "2026-06-26", "2026-06-30"),
+            ("over the past few weeks", "the past few weeks", "2026-06-09", "2026-06-30"),
+            ("I saw her the other day", "the other day", "2026-06-23", "2026-06-29"),
+            ("we met the other week", "the other week", "2026-06-15", "2026-06-21"),
+        ],
+    );
+    // 2025-01-02 is a Thursday; the last weekend was 28–29 December.
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("two weekends ago", "two weekends ago", "2024-12-21", "2024-12-22"),
+            ("a fortnight ago", "a fortnight ago", "2024-12-16", "2024-12-22"),
+            ("a few days ago", "a few days ago", "2024-12-27", "2024-12-31"),
+            ("a few weeks ago", "a few weeks ago", "2024-12-02", "2024-12-22"),
+            ("the past fortnight", "the past fortnight", "2024-12-19", "2025-01-02"),
+            ("the past few days", "the past few days", "2024-12-29", "2025-01-02"),
+            ("the past few weeks", "the past few weeks", "2024-12-12", "2025-01-02"),
+            ("the other day", "the other day", "2024-12-26", "2025-01-01"),
+        ],
+    );
+    // On a Sunday, "a weekend ago" is the one before, as "last weekend" is.
+    let sunday = crate::d("2026-06-28");
+    table(
+        sunday,
+        BOTH,
+        &[
+            ("a weekend ago", "a weekend ago", "2026-06-20", "2026-06-21"),
+            ("two weekends ago", "two weekends ago", "2026-06-13", "2026-06-14"),
+        ],
+    );
+}
+
+#[test]
+fn quarters_without_a_year() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("the first quarter", "the first quarter", "2026-01-01", "2026-03-31"),
+            ("the second quarter", "the second quarter", "2026-04-01", "2026-06-30"),
+            ("the third quarter", "the third quarter", "2025-07-01", "2025-09-30"),
+            ("in the fourth quarter", "the fourth quarter", "2025-10-01", "2025-12-31"),
+            ("first quarter results", "first quarter", "2026-01-01", "2026-03-31"),
+            ("what will we ship in the third quarter?", "the third quarter", "2026-07-01", "2026-09-30"),
+            ("the first quarter of the year", "the first quarter of the year", "2026-01-01", "2026-03-31"),
+        ],
+    );
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("the first quarter", "the first quarter", "2025-01-01", "2025-03-31"),
+            ("the fourth quarter", "the fourth quarter", "2024-10-01", "2024-12-31"),
+        ],
+    );
+}
+
+#[test]
+fn parts_of_the_reference_year() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("the start of the year", "the start of the year", "2026-01-01", "2026-04-30"),
+            ("the beginning of the year", "the beginning of the year", "2026-01-01", "2026-04-30"),
+            ("the middle of the year", "the middle of the year", "2026-05-01", "2026-08-31"),
+            ("by the end of the year", "the end of the year", "2026-09-01", "2026-12-31"),
+            ("early this year", "early this year", "2026-01-01", "2026-04-30"),
+            ("late last year", "late last year", "2025-09-01", "2025-12-31"),
+            ("the first half of the year", "the first half of the year", "2026-01-01", "2026-06-30"),
+            ("the second half of the year", "the second half of the year", "2026-07-01", "2026-12-31"),
+            ("the last week of the year", "the last week of the year", "2026-12-25", "2026-12-31"),
+            ("the end of the year 2024", "the end of the year 2024", "2024-09-01", "2024-12-31"),
+        ],
+    );
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("the end of the year", "the end of the year", "2025-09-01", "2025-12-31"),
+            ("late last year", "late last year", "2024-09-01", "2024-12-31"),
+        ],
+    );
+}
+
+#[test]
+fn months_seasons_and_holidays_with_a_relative_year() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("in March last year", "March last year", "2025-03-01", "2025-03-31"),
+            ("March of next year", "March of next year", "2027-03-01", "2027-03-31"),
+            ("in May this year", "May this year", "2026-05-01", "2026-05-31"),
+            ("December last year", "December last year", "2025-12-01", "2025-12-31"),
+            ("early March last year", "early March last year", "2025-03-01", "2025-03-10"),
+            ("summer last year", "summer last year", "2025-06-01", "2025-08-31"),
+            ("in the spring next year", "the spring next year", "2027-03-01", "2027-05-31"),
+            ("winter last year", "winter last year", "2025-12-01", "2026-02-28"),
+            ("Christmas last year", "Christmas last year", "2025-12-25", "2025-12-25"),
+            ("Easter this year", "Easter this year", "2026-04-05", "2026-04-05"),
+        ],
+    );
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("in March last year", "March last year", "2024-03-01", "2024-03-31"),
+            ("December last year", "December last year", "2024-12-01", "2024-12-31"),
+        ],
+    );
+    // A verb before "last year" stays a verb: only "last year" is read.
+    let year = |p| found(p, REF, BOTH).into_iter().map(|f| f.0).collect::<Vec<_>>();
+    assert_eq!(year("it may last year after year"), ["last year"]);
+    assert_eq!(year("will prices fall this year?"), ["this year"]);
+}
+
+#[test]
+fn observances() {
+    table(
+        REF,
+        &[Us],
+        &[
+            ("Valentine's Day", "Valentine's Day", "2026-02-14", "2026-02-14"),
+            ("valentines day 2025", "valentines day 2025", "2025-02-14", "2025-02-14"),
+            ("St Patrick's Day", "St Patrick's Day", "2026-03-17", "2026-03-17"),
+            ("St. Patrick's Day", "St. Patrick's Day", "2026-03-17", "2026-03-17"),
+            ("Saint Patrick’s Day", "Saint Patrick’s Day", "2026-03-17", "2026-03-17"),
+            ("Mother's Day", "Mother's Day", "2026-05-10", "2026-05-10"),
+            ("for mothers day 2025", "mothers day 2025", "2025-05-11", "2025-05-11"),
+            ("Father's Day", "Father's Day", "2026-06-21", "2026-06-21"),
+            ("Father’s Day 2024", "Father’s Day 2024", "2024-06-16", "2024-06-16"),
+            ("Halloween", "Halloween", "2025-10-31", "2025-10-31"),
+            ("Halloween 2024", "Halloween 2024", "2024-10-31", "2024-10-31"),
+            ("last Halloween", "last Halloween", "2025-10-31", "2025-10-31"),
+            ("the day after Halloween", "the day after Halloween", "2025-11-01", "2025-11-01"),
+            // 31 October 2025 is a Friday.
+            ("Halloween weekend", "Halloween weekend", "2025-10-31", "2025-11-02"),
+            ("the weekend of Mother's Day", "the weekend of Mother's Day", "2026-05-09", "2026-05-10"),
+            ("what will we do for Halloween?", "Halloween", "2026-10-31", "2026-10-31"),
+            ("Christmas Eve", "Christmas Eve", "2025-12-24", "2025-12-24"),
+            ("New Year's Eve", "New Year's Eve", "2025-12-31", "2025-12-31"),
+        ],
+    );
+    table(
+        REF,
+        &[Uk],
+        &[
+            // Mothering Sunday is three weeks before Easter Sunday (5 April 2026).
+            ("Mother's Day", "Mother's Day", "2026-03-15", "2026-03-15"),
+            ("Mothering Sunday", "Mothering Sunday", "2026-03-15", "2026-03-15"),
+            ("Mothering Sunday 2025", "Mothering Sunday 2025", "2025-03-30", "2025-03-30"),
+            ("Mothering Sunday 2027", "Mothering Sunday 2027", "2027-03-07", "2027-03-07"),
+            ("Father's Day", "Father's Day", "2026-06-21", "2026-06-21"),
+            ("Bonfire Night", "Bonfire Night", "2025-11-05", "2025-11-05"),
+            ("Guy Fawkes Night 2024", "Guy Fawkes Night 2024", "2024-11-05", "2024-11-05"),
+            ("Valentine's Day", "Valentine's Day", "2026-02-14", "2026-02-14"),
+            ("Halloween", "Halloween", "2025-10-31", "2025-10-31"),
+        ],
+    );
+    // With both locales "Mother's Day" is the US one; "Mothering Sunday" the UK one.
+    table(
+        REF,
+        BOTH,
+        &[
+            ("Mother's Day", "Mother's Day", "2026-05-10", "2026-05-10"),
+            ("Mothering Sunday", "Mothering Sunday", "2026-03-15", "2026-03-15"),
+        ],
+    );
+    table(
+        JAN,
+        BOTH,
+        &[
+            ("Valentine's Day", "Valentine's Day", "2024-02-14", "2024-02-14"),
+            ("Halloween", "Halloween", "2024-10-31", "2024-10-31"),
+            ("St Patrick's Day", "St Patrick's Day", "2024-03-17", "2024-03-17"),
+        ],
+    );
+    // Another locale's observance is consumed and resolves to nothing ("Sunday" is not read).
+    assert!(found("Bonfire Night", REF, &[Us]).is_empty());
+    assert!(found("Mothering Sunday", REF, &[Us]).is_empty());
+}
+
+#[test]
+fn ranges_between_holidays() {
+    table(
+        REF,
+        BOTH,
+        &[
+            ("between Christmas and New Year", "between Christmas and New Year", "2025-12-25", "2026-01-01"),
+            (
+                "between Christmas and New Year's Day",
+                "between Christmas and New Year's Day",
+                "2025-12-25",
+                "2026-01-01",
+            ),
+            ("from christmas to new year", "from christmas to new year", "2025-12-25", "2026-01-01"),
+            (
+                "between Christmas and New Year 2027",
+                "between Christmas and New Year 2027",
+                "2026-12-25",
+                "2027-01-01",
+            ),
+            (
+                "between Halloween and Bonfire Night",
+                "between Halloween and Bonfire Night",
+                "2025-10-31",
+                "2025-11-05",
+            ),
+        ],
+    );
+    table(
+        JAN,
+        BOTH,
+        &[("between Christmas and New Year", "between Christmas and New Year", "2024-12-25", "2025-01-01")],
+    );
+    // After Christmas, the range runs into the coming New Year.
+    table(
+        crate::d("2026-12-28"),
+        BOTH,
+        &[("between Christmas and New Year", "between Christmas and New Year", "2026-12-25", "2027-01-01")],
+    );
+}

@@ -136,3 +136,43 @@ fn every_year_1970_to_2100_is_complete_and_sorted() {
     }
     assert!(holidays(-9999, Uk).iter().all(|h| !h.name.starts_with("Easter")));
 }
+
+#[test]
+fn observances_are_dated_and_not_public() {
+    let cases = [
+        (2026, Us, "Valentine's Day", "2026-02-14"),
+        (2026, Uk, "St Patrick's Day", "2026-03-17"),
+        (2024, Us, "Mother's Day", "2024-05-12"),
+        (2025, Us, "Mother's Day", "2025-05-11"),
+        (2026, Us, "Mother's Day", "2026-05-10"),
+        // Three weeks before Easter Sunday.
+        (2024, Uk, "Mothering Sunday", "2024-03-10"),
+        (2025, Uk, "Mothering Sunday", "2025-03-30"),
+        (2026, Uk, "Mothering Sunday", "2026-03-15"),
+        (2027, Uk, "Mothering Sunday", "2027-03-07"),
+        (2024, Us, "Father's Day", "2024-06-16"),
+        (2025, Uk, "Father's Day", "2025-06-15"),
+        (2026, Us, "Father's Day", "2026-06-21"),
+        (2026, Us, "Halloween", "2026-10-31"),
+        (2026, Uk, "Bonfire Night", "2026-11-05"),
+    ];
+    for (year, locale, name, want) in cases {
+        assert_eq!(day_of(year, locale, name), d(want), "{name} {year}");
+    }
+    let observances = [
+        "Valentine's Day",
+        "St Patrick's Day",
+        "Mother's Day",
+        "Mothering Sunday",
+        "Father's Day",
+        "Halloween",
+        "Bonfire Night",
+    ];
+    for locale in Locale::ALL {
+        for h in holidays(2026, locale).iter().filter(|h| observances.contains(&h.name)) {
+            assert!(!h.public && h.observed == h.date, "{h:?}");
+        }
+    }
+    assert!(!holidays(2026, Us).iter().any(|h| h.name == "Bonfire Night" || h.name == "Mothering Sunday"));
+    assert!(!holidays(2026, Uk).iter().any(|h| h.name == "Mother's Day"));
+}

@@ -75,3 +75,28 @@ fn no_date_found() {
         }
     }
 }
+
+#[test]
+fn near_misses_of_observances_and_vague_counts() {
+    let prompts = [
+        "my mother's day off",
+        "how was his father's day?",
+        "in the fourth quarter of the game",
+        "one week on, the other week off",
+        "on the other hand",
+        "the other side",
+        "a few days",
+        "these days",
+        "several weeks of work",
+        "we had two days before the deadline",
+        "a guy at the bonfire",
+        "St. Louis",
+        "the year was hard",
+    ];
+    for p in prompts {
+        for reference in [REF, JAN] {
+            let found = resolve(p, reference, &Locale::ALL);
+            assert!(found.is_empty(), "{p:?} gave {found:?}");
+        }
+    }
+}

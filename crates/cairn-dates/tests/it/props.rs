@@ -73,6 +73,22 @@ const VOCAB: &[&str] = &[
     "0",
     "99999",
     "’s",
+    "few",
+    "several",
+    "other",
+    "these",
+    "fortnight",
+    "weekends",
+    "St",
+    "Patrick's",
+    "Mother's",
+    "Mothering",
+    "Sunday",
+    "Halloween",
+    "my",
+    "Monday",
+    "third",
+    "night",
 ];
 
 fn check(prompt: &str, reference: Date) {
@@ -117,6 +133,7 @@ fn time_is_linear_in_the_prompt() {
         "12/03/2026-2026-03-12 3 days ago mid-May ",
         "no dates here, only words about the project and its plans ",
         "a a a a a a a a a a a a a a a a a a a a a a ",
+        "the Monday after the Friday before two days after a few weeks ago between Christmas and New Year ",
     ];
     for filler in fillers {
         let prompt = filler.repeat(64 * 1024 / filler.len() + 1);
