@@ -1,7 +1,8 @@
-//! Checks the labelled relevance set in `tests/data/relevance` (a memory workspace and the questions
-//! `cairn eval retrieval` asks of it): the questions parse and meet the per-kind minimums, every target
-//! exists and is readable, paraphrase questions share no analysed term with their targets, and the
-//! temporal questions cover every date form. No model, no store: plain file checks.
+//! Checks the labelled relevance sets in `tests/data/relevance` and `tests/data/relevance-2` (a memory
+//! workspace each and the questions `cairn eval retrieval` asks of it): the questions parse and meet the
+//! per-kind minimums, every target exists and is readable, paraphrase questions share no analysed term
+//! with their targets, and the temporal questions cover every date form. No model, no store: plain
+//! file checks.
 //!
 //! The paraphrase check uses the recall analyzer ([`cairn_recall::analyze`]: lowercasing, stop words,
 //! English stemming) on the question and on the target's whole text (frontmatter included) plus the words
@@ -14,10 +15,6 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-
-/// Question kinds and the least number of questions of each.
-const KINDS: &[(&str, usize)] =
-    &[("paraphrase", 45), ("temporal", 30), ("offtopic", 35), ("lexical", 15), ("tag", 10), ("multi", 10)];
 
 /// The date forms temporal questions must cover, each at least once.
 const FORMS: &[&str] = &[
@@ -40,18 +37,73 @@ const FORMS: &[&str] = &[
     "event-relative", // "the day after I got back from Lisbon"
 ];
 
-/// Files that are damaged on purpose and answer nothing.
-const UNANSWERABLE: &[&str] = &["memory/scan.md", "memory/daily/2026-02-29-empty.md"];
-
-/// The reference day relative questions count from: the date of the last daily note.
-const REFERENCE_DAY: &str = "2026-06-30";
-
-fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/relevance")
+/// One labelled set: where it is, and what its shape must be.
+struct Set {
+    /// Under `tests/data`.
+    dir: &'static str,
+    /// Question kinds and the least number of questions of each.
+    kinds: &'static [(&'static str, usize)],
+    /// Files that are damaged on purpose and answer nothing.
+    unanswerable: &'static [&'static str],
+    /// Notes (answerable `.md` files), at least and at most.
+    notes: (usize, usize),
+    /// Daily notes, at least and at most.
+    dailies: (usize, usize),
+    /// The first daily note's day.
+    first_day: &'static str,
+    /// The reference day relative questions count from: the date of the last daily note.
+    reference_day: &'static str,
+    /// Whether the workspace holds the damaged files (a binary, an empty, a Latin-1 note, an
+    /// unclosed frontmatter).
+    damaged: bool,
 }
 
-fn workspace() -> PathBuf {
-    data_dir().join("workspace")
+/// The sets: the first, and a second written after the defaults were chosen (a held-out check).
+const SETS: &[Set] = &[
+    Set {
+        dir: "relevance",
+        kinds: &[
+            ("paraphrase", 45),
+            ("temporal", 30),
+            ("offtopic", 35),
+            ("lexical", 15),
+            ("tag", 10),
+            ("multi", 10),
+        ],
+        unanswerable: &["memory/scan.md", "memory/daily/2026-02-29-empty.md"],
+        notes: (90, 110),
+        dailies: (60, 70),
+        first_day: "2026-01-05",
+        reference_day: "2026-06-30",
+        damaged: true,
+    },
+    Set {
+        dir: "relevance-2",
+        kinds: &[
+            ("paraphrase", 30),
+            ("temporal", 25),
+            ("offtopic", 35),
+            ("lexical", 10),
+            ("tag", 6),
+            ("multi", 6),
+        ],
+        unanswerable: &[],
+        notes: (55, 70),
+        dailies: (30, 40),
+        first_day: "2025-08-25",
+        reference_day: "2025-12-31",
+        damaged: false,
+    },
+];
+
+impl Set {
+    fn data_dir(&self) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(self.dir)
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.data_dir().join("workspace")
+    }
 }
 
 #[derive(Debug)]
@@ -63,8 +115,8 @@ struct Query {
     form: Option<String>,
 }
 
-fn load_queries() -> Vec<Query> {
-    let path = data_dir().join("queries.jsonl");
+fn load_queries(set: &Set) -> Vec<Query> {
+    let path = set.data_dir().join("queries.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -97,7 +149,7 @@ fn load_queries() -> Vec<Query> {
 }
 
 /// Every file under the workspace, as workspace-relative paths with `/`.
-fn workspace_files() -> Vec<String> {
+fn workspace_files(set: &Set) -> Vec<String> {
     fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -111,7 +163,7 @@ fn workspace_files() -> Vec<String> {
             }
         }
     }
-    let root = workspace();
+    let root = set.workspace();
     let mut out = Vec::new();
     walk(&root, &root, &mut out);
     out.sort();
@@ -119,8 +171,8 @@ fn workspace_files() -> Vec<String> {
 }
 
 /// A file's text, decoded lossily (the Latin-1 note keeps its ASCII words).
-fn read_lossy(rel: &str) -> String {
-    let bytes = std::fs::read(workspace().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+fn read_lossy(set: &Set, rel: &str) -> String {
+    let bytes = std::fs::read(set.workspace().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -187,8 +239,14 @@ fn daily_date(rel: &str) -> Option<&str> {
 
 #[test]
 fn queries_parse_and_meet_the_minimums() {
-    let queries = load_queries();
-    let files: HashSet<String> = workspace_files().into_iter().collect();
+    for set in SETS {
+        queries_of_a_set_parse_and_meet_the_minimums(set);
+    }
+}
+
+fn queries_of_a_set_parse_and_meet_the_minimums(set: &Set) {
+    let queries = load_queries(set);
+    let files: HashSet<String> = workspace_files(set).into_iter().collect();
     let mut ids = HashSet::new();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut problems = Vec::new();
@@ -196,7 +254,7 @@ fn queries_parse_and_meet_the_minimums() {
         if !ids.insert(q.id.as_str()) {
             problems.push(format!("{}: duplicate id", q.id));
         }
-        let Some(&(kind, _)) = KINDS.iter().find(|(k, _)| *k == q.kind) else {
+        let Some(&(kind, _)) = set.kinds.iter().find(|(k, _)| *k == q.kind) else {
             problems.push(format!("{}: unknown kind `{}`", q.id, q.kind));
             continue;
         };
@@ -212,7 +270,7 @@ fn queries_parse_and_meet_the_minimums() {
             if !files.contains(t) {
                 problems.push(format!("{}: target {t} does not exist", q.id));
             }
-            if UNANSWERABLE.contains(&t.as_str()) {
+            if set.unanswerable.contains(&t.as_str()) {
                 problems.push(format!("{}: target {t} is a damaged file that answers nothing", q.id));
             }
         }
@@ -231,7 +289,7 @@ fn queries_parse_and_meet_the_minimums() {
             for t in &q.targets {
                 let dated_decision = t.starts_with("memory/decisions/")
                     && files.contains(t)
-                    && frontmatter_has(&read_lossy(t), "date");
+                    && frontmatter_has(&read_lossy(set, t), "date");
                 if daily_date(t).is_none() && !dated_decision {
                     problems.push(format!(
                         "{}: temporal target {t} is neither a daily note nor a dated decision",
@@ -243,7 +301,7 @@ fn queries_parse_and_meet_the_minimums() {
             problems.push(format!("{}: `form` on a {kind} question", q.id));
         }
     }
-    for (kind, min) in KINDS {
+    for (kind, min) in set.kinds {
         let n = counts.get(kind).copied().unwrap_or(0);
         if n < *min {
             problems.push(format!("{kind}: {n} questions, at least {min} needed"));
@@ -255,21 +313,8 @@ fn queries_parse_and_meet_the_minimums() {
 #[test]
 fn paraphrase_questions_share_no_term_with_their_targets() {
     let mut problems = Vec::new();
-    for q in load_queries().iter().filter(|q| q.kind == "paraphrase") {
-        let asked = terms(&q.question);
-        assert!(!asked.is_empty(), "{}: the question has no content terms", q.id);
-        for t in &q.targets {
-            let bytes = std::fs::read(workspace().join(t)).unwrap_or_else(|e| panic!("{t}: {e}"));
-            let mut target = terms(&String::from_utf8_lossy(&bytes));
-            if std::str::from_utf8(&bytes).is_err() {
-                target.extend(terms(&bytes.iter().map(|&b| char::from(b)).collect::<String>()));
-            }
-            target.extend(terms(t));
-            let shared: Vec<&String> = asked.intersection(&target).collect();
-            if !shared.is_empty() {
-                problems.push(format!("{} → {t}: shares {shared:?}", q.id));
-            }
-        }
+    for set in SETS {
+        paraphrases_of_a_set(set, &mut problems);
     }
     assert!(
         problems.is_empty(),
@@ -279,24 +324,50 @@ fn paraphrase_questions_share_no_term_with_their_targets() {
     );
 }
 
+fn paraphrases_of_a_set(set: &Set, problems: &mut Vec<String>) {
+    for q in load_queries(set).iter().filter(|q| q.kind == "paraphrase") {
+        let asked = terms(&q.question);
+        assert!(!asked.is_empty(), "{}: the question has no content terms", q.id);
+        for t in &q.targets {
+            let bytes = std::fs::read(set.workspace().join(t)).unwrap_or_else(|e| panic!("{t}: {e}"));
+            let mut target = terms(&String::from_utf8_lossy(&bytes));
+            if std::str::from_utf8(&bytes).is_err() {
+                target.extend(terms(&bytes.iter().map(|&b| char::from(b)).collect::<String>()));
+            }
+            target.extend(terms(t));
+            let shared: Vec<&String> = asked.intersection(&target).collect();
+            if !shared.is_empty() {
+                problems.push(format!("{}: {} → {t}: shares {shared:?}", set.dir, q.id));
+            }
+        }
+    }
+}
+
 #[test]
 fn temporal_questions_cover_every_form() {
-    let queries = load_queries();
-    let seen: HashSet<&str> =
-        queries.iter().filter(|q| q.kind == "temporal").filter_map(|q| q.form.as_deref()).collect();
-    let missing: Vec<&&str> = FORMS.iter().filter(|f| !seen.contains(**f)).collect();
-    assert!(missing.is_empty(), "temporal forms without a question: {missing:?}");
+    for set in SETS {
+        let queries = load_queries(set);
+        let seen: HashSet<&str> =
+            queries.iter().filter(|q| q.kind == "temporal").filter_map(|q| q.form.as_deref()).collect();
+        let missing: Vec<&&str> = FORMS.iter().filter(|f| !seen.contains(**f)).collect();
+        assert!(missing.is_empty(), "{}: temporal forms without a question: {missing:?}", set.dir);
+    }
 }
 
 #[test]
 fn tag_questions_name_a_tag_of_each_target() {
     let mut problems = Vec::new();
-    for q in load_queries().iter().filter(|q| q.kind == "tag") {
-        let asked = terms(&q.question);
-        for t in &q.targets {
-            let tags = frontmatter_tags(&read_lossy(t));
-            if !tags.iter().any(|tag| terms(tag).iter().any(|term| asked.contains(term))) {
-                problems.push(format!("{}: no tag of {t} ({tags:?}) is named in the question", q.id));
+    for set in SETS {
+        for q in load_queries(set).iter().filter(|q| q.kind == "tag") {
+            let asked = terms(&q.question);
+            for t in &q.targets {
+                let tags = frontmatter_tags(&read_lossy(set, t));
+                if !tags.iter().any(|tag| terms(tag).iter().any(|term| asked.contains(term))) {
+                    problems.push(format!(
+                        "{}: {}: no tag of {t} ({tags:?}) is named in the question",
+                        set.dir, q.id
+                    ));
+                }
             }
         }
     }
@@ -305,25 +376,49 @@ fn tag_questions_name_a_tag_of_each_target() {
 
 #[test]
 fn workspace_has_its_shape_and_damaged_files() {
-    let files = workspace_files();
-    let notes = files.iter().filter(|f| f.ends_with(".md") && !UNANSWERABLE.contains(&f.as_str())).count();
-    assert!((90..=110).contains(&notes), "{notes} notes, 90 to 110 expected");
-    assert!(files.iter().any(|f| f == "MEMORY.md"), "MEMORY.md is missing");
+    for set in SETS {
+        workspace_of_a_set_has_its_shape(set);
+    }
+}
+
+fn workspace_of_a_set_has_its_shape(set: &Set) {
+    let dir = set.dir;
+    let files = workspace_files(set);
+    let notes =
+        files.iter().filter(|f| f.ends_with(".md") && !set.unanswerable.contains(&f.as_str())).count();
+    let (least, most) = set.notes;
+    assert!((least..=most).contains(&notes), "{dir}: {notes} notes, {least} to {most} expected");
+    assert!(files.iter().any(|f| f == "MEMORY.md"), "{dir}: MEMORY.md is missing");
 
     // Daily notes: dated by their file name only, the last one on the reference day.
     let dailies: Vec<&str> = files.iter().filter_map(|f| daily_date(f)).collect();
-    assert!((60..=70).contains(&dailies.len()), "{} daily notes, about 60 to 70 expected", dailies.len());
-    assert_eq!(dailies.first().copied(), Some("2026-01-05"), "first daily note");
-    assert_eq!(dailies.last().copied(), Some(REFERENCE_DAY), "the last daily note is the reference day");
+    let (least, most) = set.dailies;
+    assert!(
+        (least..=most).contains(&dailies.len()),
+        "{dir}: {} daily notes, {least} to {most} expected",
+        dailies.len()
+    );
+    assert_eq!(dailies.first().copied(), Some(set.first_day), "{dir}: first daily note");
+    assert_eq!(
+        dailies.last().copied(),
+        Some(set.reference_day),
+        "{dir}: the last daily note is the reference day"
+    );
     for f in files.iter().filter(|f| daily_date(f).is_some()) {
-        assert!(!frontmatter_has(&read_lossy(f), "date"), "{f}: daily notes carry no frontmatter date");
+        assert!(
+            !frontmatter_has(&read_lossy(set, f), "date"),
+            "{dir}: {f}: daily notes carry no frontmatter date"
+        );
+    }
+    if !set.damaged {
+        return;
     }
 
     // The damaged files are there and damaged the way they should be.
-    let raw = |rel: &str| std::fs::read(workspace().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let raw = |rel: &str| std::fs::read(set.workspace().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     assert!(raw("memory/scan.md").contains(&0), "memory/scan.md holds binary bytes");
     assert!(raw("memory/daily/2026-02-29-empty.md").is_empty(), "the empty daily note is empty");
-    let garden = read_lossy("memory/projects/garden-plan.md");
+    let garden = read_lossy(set, "memory/projects/garden-plan.md");
     assert!(garden.starts_with("---\n"), "garden-plan.md opens a frontmatter block");
     assert!(!garden.lines().skip(1).any(|l| l.trim_end() == "---"), "garden-plan.md never closes it");
     let latin1: Vec<&String> = files
