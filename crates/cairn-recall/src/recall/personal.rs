@@ -1,5 +1,5 @@
 //! Questions about the asker: "what does *my* sister do?", "which antibiotic *am I* allergic to?",
-//! "what should *you* call *me*?". Memory is the asker's own, so such a question is presumed to be
+//! "what should *you* call *me*?", "how long *did I* wait?", "who gives *me* Polish lessons?". Memory is the asker's own, so such a question is presumed to be
 //! about it, and the relevance floor is lower for it ([`RecallSettings::personal_floor`]). A request
 //! or a how-to in the first person ("how do I reset my router?", "tell me a joke", "should I learn
 //! Rust?") asks for general help instead, and is not one. English only: in other languages every
@@ -43,16 +43,22 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     if words.first().is_some_and(|w| REQUEST_OPENERS.contains(w)) {
         return false;
     }
-    // "how do I …", "how long should we …", "what should I …", "should I …": advice, not memory.
-    let advice = words.windows(2).any(|p| p[0] == "should" && asker(p[1]))
-        || (first("how") && words.iter().take(4).any(|w| asker(w)));
+    // "how do I …", "how long should we …", "what should I …", "should I …": advice, not memory;
+    // but "how long did I …", "how much have we …" ask what the asker did.
+    let past = |w: &str| matches!(w, "did" | "had" | "have" | "has" | "was" | "were");
+    let how_advice = first("how")
+        && words.iter().take(4).enumerate().any(|(i, w)| asker(w) && !(i > 0 && past(words[i - 1])));
+    let advice = words.windows(2).any(|p| p[0] == "should" && asker(p[1])) || how_advice;
     if advice {
         return false;
     }
     let possessive = words.iter().any(|w| matches!(*w, "my" | "our" | "mine" | "ours"));
     let asked = words.windows(2).any(|p| ASKER_AUXILIARIES.contains(&p[0]) && asker(p[1]));
     let you_me = words.contains(&"you") && words.iter().any(|w| matches!(*w, "me" | "us"));
-    possessive || asked || you_me
+    // "who gives me …", "who fixed the tap for us?": a question about someone in the asker's life.
+    let about_me = matches!(words.first(), Some(&("who" | "whom")))
+        && words.iter().skip(1).any(|w| matches!(*w, "me" | "us"));
+    possessive || asked || you_me || about_me
 }
 
 #[cfg(test)]
@@ -69,6 +75,10 @@ mod tests {
             "Where did we go for our anniversary?",
             "What was suggested to stop me grinding my teeth while asleep?",
             "Did I ever pay the plumber?",
+            "How long did I talk to her mum on the phone?",
+            "How many hours have we spent on the shed?",
+            "Who gives me Polish lessons?",
+            "Who fixed the leaking tap for us?",
         ] {
             assert!(about_the_asker(q), "{q}");
         }
@@ -86,6 +96,7 @@ mod tests {
             "What is the capital of Mongolia?",
             "hi, how are you today?",
             "Write me a short poem about the ocean.",
+            "What is the best way for me to learn Spanish?",
             "",
         ] {
             assert!(!about_the_asker(q), "{q}");
