@@ -2,7 +2,8 @@
 //! before yesterday", "the Monday after Easter", "three days before Christmas", "a week after
 //! Easter", "the weekend of March 14", "the weekend after Thanksgiving", "the week of March 9", "July
 //! 4th weekend". The anchor is a plain form (a date, a holiday, today, yesterday, tomorrow), never
-//! another anchored one, so lookahead stays bounded.
+//! another anchored one, so lookahead stays bounded. A day before or after X keeps X as its anchor
+//! ([`crate::DateRange::anchor`]).
 
 use jiff::civil::{Date, Weekday};
 
@@ -43,11 +44,11 @@ impl Scanner<'_> {
             && matches!(relation, Lex::After | Lex::Before)
         {
             let (end, date, _) = self.single_day(j + 2)?;
-            let date = match relation {
+            let then = match relation {
                 Lex::After => calendar::weekday_after(date, weekday)?,
                 _ => calendar::weekday_before(date, weekday)?,
             };
-            return Some(Hit::new(end, day(date)));
+            return Some(Hit::new(end, day(then)).counted_from(date));
         }
         if j == i
             && let Some(hit) = self.counted(i)
@@ -89,7 +90,8 @@ impl Scanner<'_> {
             }
             _ => return None,
         };
-        Some(Hit::new(end, days))
+        let hit = Hit::new(end, days);
+        Some(if relation == Lex::Of { hit } else { hit.counted_from(date) })
     }
 
     /// "two days after X", "10 days before X", "a week after X", "a fortnight before X": the single
@@ -108,6 +110,6 @@ impl Scanner<'_> {
             _ => return None,
         };
         let (end, date, _) = self.single_day(k + 2)?;
-        Some(Hit::new(end, day(add_days(date, sign * per * n)?)))
+        Some(Hit::new(end, day(add_days(date, sign * per * n)?)).counted_from(date))
     }
 }

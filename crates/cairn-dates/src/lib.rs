@@ -133,6 +133,10 @@ pub struct DateRange {
     pub phrase: String,
     /// Where the expression is in the prompt, in bytes.
     pub span: Range<usize>,
+    /// The day the expression counts from when it names a day, week or weekend before or after
+    /// another: October 25, 2022 in "the Sunday before October 25, 2022". What is written on that day
+    /// may well tell of it ("last Sunday we…").
+    pub anchor: Option<Date>,
 }
 
 impl DateRange {
@@ -147,8 +151,8 @@ impl DateRange {
 /// order and never overlap; where two readings compete, the longer one wins.
 pub fn resolve(prompt: &str, reference: Date, locales: &[Locale]) -> Vec<DateRange> {
     let mut out = Vec::new();
-    scan::scan(prompt, reference, locale::Locales::of(locales), |from, to, (start, end)| {
-        out.push(DateRange { start, end, phrase: prompt[from..to].to_owned(), span: from..to });
+    scan::scan(prompt, reference, locale::Locales::of(locales), |from, to, (start, end), anchor| {
+        out.push(DateRange { start, end, phrase: prompt[from..to].to_owned(), span: from..to, anchor });
     });
     out
 }

@@ -159,14 +159,14 @@ impl Scanner<'_> {
     /// single day, and "New Year" alone is New Year's Day ("between Christmas and New Year").
     pub(crate) fn holiday_in_context(&self, i: usize) -> Option<Hit> {
         let (end, _, date, _) = self.holiday_at(i, true)?;
-        Some(Hit { end, days: date.map(day) })
+        Some(Hit { end, days: date.map(day), anchor: None })
     }
 
     /// A holiday, or its weekend: "Thanksgiving", "Christmas 2024", "Easter weekend",
     /// "Memorial Day weekend 2025".
     pub(crate) fn holiday(&self, i: usize) -> Option<Hit> {
         let (end, id, date, has_year) = self.holiday_day(i)?;
-        let Some(date) = date else { return Some(Hit { end, days: None }) };
+        let Some(date) = date else { return Some(Hit { end, days: None, anchor: None }) };
         if !self.is(end, Lex::Weekend) {
             return Some(Hit::new(end, day(date)));
         }

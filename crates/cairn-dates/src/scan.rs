@@ -16,11 +16,18 @@ use crate::token::{Kind, Token, tokenize};
 pub(crate) struct Hit {
     pub(crate) end: usize,
     pub(crate) days: Option<Days>,
+    /// The day the expression counts from, when it names a day before or after another.
+    pub(crate) anchor: Option<Date>,
 }
 
 impl Hit {
     pub(crate) fn new(end: usize, days: Days) -> Hit {
-        Hit { end, days: Some(days) }
+        Hit { end, days: Some(days), anchor: None }
+    }
+
+    /// The same match, counted from `anchor`.
+    pub(crate) fn counted_from(self, anchor: Date) -> Hit {
+        Hit { anchor: Some(anchor), ..self }
     }
 }
 
@@ -34,8 +41,13 @@ pub(crate) struct Scanner<'a> {
     pub(crate) ahead: bool,
 }
 
-/// Finds the date expressions of `text`: `(first token, hit)` in order.
-pub(crate) fn scan(text: &str, reference: Date, locales: Locales, mut emit: impl FnMut(usize, usize, Days)) {
+/// Finds the date expressions of `text`: each one's span (bytes), days and anchor, in order.
+pub(crate) fn scan(
+    text: &str,
+    reference: Date,
+    locales: Locales,
+    mut emit: impl FnMut(usize, usize, Days, Option<Date>),
+) {
     let toks = tokenize(text);
     let s = Scanner { toks: &toks, reference, locales, ahead: crate::tense::ahead(text) };
     let mut i = 0;
@@ -44,7 +56,7 @@ pub(crate) fn scan(text: &str, reference: Date, locales: Locales, mut emit: impl
             Some(hit) => {
                 debug_assert!(hit.end > i, "a match consumes a token");
                 if let Some(days) = hit.days {
-                    emit(toks[i].start, toks[hit.end - 1].end, days);
+                    emit(toks[i].start, toks[hit.end - 1].end, days, hit.anchor);
                 }
                 i = hit.end.max(i + 1);
             }

@@ -815,3 +815,26 @@ fn ranges_between_holidays() {
         &[("between Christmas and New Year", "between Christmas and New Year", "2026-12-25", "2027-01-01")],
     );
 }
+
+/// A day before or after another keeps that other day as its anchor; other forms have none.
+#[test]
+fn a_day_counted_from_another_keeps_it_as_its_anchor() {
+    let anchor_of = |prompt: &str| {
+        let found = cairn_dates::resolve(prompt, REF, BOTH);
+        assert_eq!(found.len(), 1, "{prompt}: {found:?}");
+        found[0].anchor.map(|d| d.to_string())
+    };
+    for (prompt, anchor) in [
+        ("what did we do on the Sunday before October 25, 2022?", Some("2022-10-25")),
+        ("the day after Christmas", Some("2025-12-25")),
+        ("two weeks before August 11, 2023", Some("2023-08-11")),
+        ("the week before 16 November 2023", Some("2023-11-16")),
+        ("the weekend after Thanksgiving", Some("2025-11-27")),
+        ("the weekend of March 14", None),
+        ("the week of March 9", None),
+        ("on March 12", None),
+        ("last week", None),
+    ] {
+        assert_eq!(anchor_of(prompt).as_deref(), anchor, "{prompt}");
+    }
+}

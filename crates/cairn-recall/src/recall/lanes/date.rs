@@ -2,7 +2,8 @@
 //! resolved to ranges of days against the query's reference day ([`cairn_dates::resolve`]), and the
 //! chunks in scope dated within them. Every candidate, whichever lane found it, gets its fit
 //! ([`QueryDates::fit`]): 1 within a range, falling to 0 a range's half-length (at least a day)
-//! beyond it, nothing when it is undated.
+//! beyond it, [`ANCHOR_FIT`] on the day a range counts from ("October 25" in "the Sunday before
+//! October 25": what was written that day may tell of it), nothing when it is undated.
 
 use std::time::Instant;
 
@@ -18,11 +19,16 @@ use crate::recall::{RecallQuery, Recaller, lane};
 
 const MS_PER_DAY: i64 = 86_400_000;
 
+/// The fit of an item dated on the day a range counts from.
+const ANCHOR_FIT: f32 = 0.5;
+
 /// A date range of the query, in days since the epoch (inclusive), with the words that named it.
 #[derive(Debug, Clone)]
 pub(in crate::recall) struct QueryDate {
     first: i64,
     last: i64,
+    /// The day the range counts from, if it names a day before or after another.
+    anchor: Option<i64>,
     phrase: String,
     range: DateRange,
     /// What a day within the range scores (1, or less for a phrase of small talk).
@@ -51,9 +57,10 @@ impl QueryDates {
                 .into_iter()
                 .filter_map(|r| {
                     let (first, last) = (day_number(r.start)?, day_number(r.end)?);
+                    let anchor = r.anchor.and_then(day_number);
                     let present = PRESENT.iter().any(|p| r.phrase.eq_ignore_ascii_case(p));
                     let weight = if present { 0.4 } else { 1.0 };
-                    Some(QueryDate { first, last, phrase: r.phrase.clone(), range: r, weight })
+                    Some(QueryDate { first, last, anchor, phrase: r.phrase.clone(), range: r, weight })
                 })
                 .collect(),
         )
@@ -77,7 +84,8 @@ impl QueryDates {
             } else {
                 let off = if day < d.first { d.first - day } else { day - d.last };
                 let reach = ((d.last - d.first + 1) / 2).max(1);
-                if off > reach { 0.0 } else { 0.5 * (1.0 - off as f32 / (reach + 1) as f32) }
+                let near = if off > reach { 0.0 } else { 0.5 * (1.0 - off as f32 / (reach + 1) as f32) };
+                if d.anchor == Some(day) { near.max(ANCHOR_FIT) } else { near }
             };
             let fit = fit * d.weight;
             if fit > 0.0 && best.is_none_or(|(b, _)| fit > b) {
@@ -86,7 +94,13 @@ impl QueryDates {
         }
         let (fit, d) = best?;
         let date = date_of_day(day).map_or_else(String::new, |x| x.to_string());
-        let relation = if (d.first..=d.last).contains(&day) { "in" } else { "near" };
+        let relation = if (d.first..=d.last).contains(&day) {
+            "in"
+        } else if d.anchor == Some(day) {
+            "anchors"
+        } else {
+            "near"
+        };
         Some((fit, format!("{date} {relation} '{}'", d.phrase)))
     }
 
@@ -191,5 +205,33 @@ impl Recaller {
         out.sort_unstable();
         out.truncate(n);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(y: i16, m: i8, d: i8) -> Millis {
+        day_number(jiff::civil::date(y, m, d)).unwrap() * MS_PER_DAY
+    }
+
+    #[test]
+    fn the_day_a_range_counts_from_fits_at_half() {
+        let now = ms(2026, 6, 30) + 12 * 3_600_000;
+        let q = QueryDates::of("what did we do on the Sunday before October 25, 2022?", now, &[Locale::Us]);
+        let (fit, why) = q.fit(ms(2022, 10, 23)).unwrap();
+        assert_eq!(fit, 1.0, "{why}");
+        let (fit, why) = q.fit(ms(2022, 10, 25)).unwrap();
+        assert_eq!(
+            (fit, why.as_str()),
+            (ANCHOR_FIT, "2022-10-25 anchors 'the Sunday before October 25, 2022'")
+        );
+        // The days between fit only as near the range.
+        assert!(q.fit(ms(2022, 10, 24)).unwrap().0 < ANCHOR_FIT);
+        assert!(q.fit(ms(2022, 10, 27)).is_none());
+        // A range without an anchor: nothing on a day two away.
+        let plain = QueryDates::of("what happened on October 23, 2022?", now, &[Locale::Us]);
+        assert!(plain.fit(ms(2022, 10, 25)).is_none());
     }
 }
