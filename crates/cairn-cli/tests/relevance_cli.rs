@@ -81,12 +81,12 @@ async fn a_prompt_about_nothing_in_memory_gets_nothing_from_every_surface() {
         let (_, out, _) = common::output(&cmd().args(["context", q, "--format", "json"]).output().unwrap());
         json_of(&out)
     };
-    let v = context("What was suggested to stop me grinding my teeth while asleep?");
+    let v = context("What flowers am I putting in to attract insects?");
     assert_eq!(v["empty"], false, "{v}");
     let rel = &v["receipt"]["relevance"];
     assert_eq!(rel["personal"], true, "{rel}");
     assert!(rel["floor"].as_f64().unwrap() < 0.5 && rel["best"].as_f64().unwrap() < 0.5, "{rel}");
-    assert!(v["receipt"]["included"].to_string().contains("glen-whitaker.md"), "{v}");
+    assert!(v["receipt"]["included"].to_string().contains("garden-plan.md"), "{v}");
     let v = context("How do I reset my router to factory settings?");
     assert_eq!(v["empty"], true, "{v}");
     assert!(v["receipt"]["relevance"].get("personal").is_none(), "{v}");
@@ -143,21 +143,21 @@ async fn a_prompt_about_nothing_in_memory_gets_nothing_from_every_surface() {
     mcp.cancel().await.unwrap();
 }
 
-/// Runs `cairn eval retrieval --workspace` on the labelled workspace; the runs' figures by kind.
-fn eval(model: Option<&Path>) -> Value {
+/// Runs `cairn eval retrieval --workspace` on a labelled set (`tests/data/<set>`); the runs' figures
+/// by kind.
+fn eval(set: &str, model: Option<&Path>) -> Value {
     let env = Env::new(&[]);
     let mut cmd = common::cairn_in(env.tmp.path());
     match model {
         Some(m) => cmd.env("CAIRN_EMBED__MODEL", m),
         None => cmd.env("CAIRN_EMBED__PROVIDER", "none"),
     };
-    let ws = Path::new(DATA).join("workspace");
-    let queries = Path::new(DATA).join("queries.jsonl");
+    let data = Path::new(DATA).join("..").join(set);
     let out = cmd
         .args(["eval", "retrieval", "--workspace"])
-        .arg(&ws)
+        .arg(data.join("workspace"))
         .arg("--queries")
-        .arg(&queries)
+        .arg(data.join("queries.jsonl"))
         .args(["--k", "5,10", "--json"])
         .output()
         .unwrap();
@@ -173,25 +173,66 @@ fn figure(runs: &Value, run: &str, kind: &str, field: &str) -> f64 {
     f.as_f64().or_else(|| f["5"].as_f64()).unwrap_or_else(|| panic!("{run}.{kind}.{field} in {r}"))
 }
 
-/// The figures of BENCHMARKS.md ("Relevance"), with some room: a change that loses relevance fails here.
+/// What a set must show: hit@5 at least, by kind; off-topic empty at least; paraphrases with an
+/// empty block at most; with the model, and without it (off-topic empty, hit@5 by kind).
+struct Floors {
+    set: &'static str,
+    hit: &'static [(&'static str, f64)],
+    offtopic: f64,
+    paraphrase_empty: f64,
+    no_model_offtopic: f64,
+    no_model_hit: &'static [(&'static str, f64)],
+}
+
+/// The figures of BENCHMARKS.md ("Relevance"), with some room: a change that loses relevance fails
+/// here. The second set was written after the defaults were chosen, as a held-out check.
+const FLOORS: &[Floors] = &[
+    Floors {
+        set: "relevance",
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.78)],
+        offtopic: 0.9,
+        paraphrase_empty: 0.06,
+        no_model_offtopic: 0.95,
+        no_model_hit: &[("lexical", 0.9), ("temporal", 0.9)],
+    },
+    Floors {
+        set: "relevance-2",
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.88), ("multi", 0.95), ("paraphrase", 0.55)],
+        offtopic: 0.8,
+        paraphrase_empty: 0.2,
+        no_model_offtopic: 0.88,
+        no_model_hit: &[("lexical", 0.85), ("temporal", 0.9)],
+    },
+];
+
 #[test]
-fn the_labelled_workspace_keeps_its_figures() {
+fn the_labelled_workspaces_keep_their_figures() {
     let Some(model) = model() else { return };
-    let runs = eval(Some(&model));
-    let d = |kind, field| figure(&runs, "default", kind, field);
-    for (kind, least) in
-        [("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.75)]
-    {
-        assert!(d(kind, "hit") >= least, "{kind} hit@5 {} < {least}", d(kind, "hit"));
-    }
-    assert!(d("offtopic", "empty") >= 0.925, "off-topic empty {}", d("offtopic", "empty"));
-    assert!(d("offtopic", "tokens") <= 100.0, "off-topic tokens {}", d("offtopic", "tokens"));
-    assert!(d("paraphrase", "empty") <= 0.1, "paraphrases with an empty block {}", d("paraphrase", "empty"));
-    let runs = eval(None);
-    let d = |kind, field| figure(&runs, "default", kind, field);
-    assert!(d("offtopic", "empty") >= 0.95, "without a model: off-topic empty {}", d("offtopic", "empty"));
-    for (kind, least) in [("lexical", 0.9), ("temporal", 0.9)] {
-        assert!(d(kind, "hit") >= least, "without a model: {kind} hit@5 {} < {least}", d(kind, "hit"));
+    for f in FLOORS {
+        let set = f.set;
+        let runs = eval(set, Some(&model));
+        let d = |kind, field| figure(&runs, "default", kind, field);
+        for &(kind, least) in f.hit {
+            assert!(d(kind, "hit") >= least, "{set}: {kind} hit@5 {} < {least}", d(kind, "hit"));
+        }
+        assert!(d("offtopic", "empty") >= f.offtopic, "{set}: off-topic empty {}", d("offtopic", "empty"));
+        assert!(d("offtopic", "tokens") <= 350.0, "{set}: off-topic tokens {}", d("offtopic", "tokens"));
+        assert!(
+            d("paraphrase", "empty") <= f.paraphrase_empty,
+            "{set}: paraphrases with an empty block {}",
+            d("paraphrase", "empty")
+        );
+        let runs = eval(set, None);
+        let d = |kind, field| figure(&runs, "default", kind, field);
+        let empty = d("offtopic", "empty");
+        assert!(empty >= f.no_model_offtopic, "{set} without a model: off-topic empty {empty}");
+        for &(kind, least) in f.no_model_hit {
+            assert!(
+                d(kind, "hit") >= least,
+                "{set} without a model: {kind} hit@5 {} < {least}",
+                d(kind, "hit")
+            );
+        }
     }
 }
 
@@ -282,4 +323,40 @@ fn a_question_about_one_line_of_a_long_note_passes_the_floor() {
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(json_of(&out)["empty"], true, "{out}");
+}
+
+/// A general question about a subject the notes cover (a city the person visited, a tool they run)
+/// is near the notes, but reads like a general question, not like one about one's own notes: with
+/// the query's form counted it gets an empty block (without it, a block), and a paraphrased question
+/// about the person's own records still gets its note.
+#[test]
+fn a_general_question_near_the_notes_gets_nothing_by_its_form() {
+    let Some(model) = model() else { return };
+    let env = harvested(&model);
+    let context = |question: &str, form: bool| {
+        let mut cmd = env.cmd();
+        cmd.env("CAIRN_EMBED__MODEL", &model);
+        if !form {
+            cmd.env("CAIRN_RECALL__CALIBRATION__FORM_WEIGHT", "0")
+                .env("CAIRN_RECALL__CALIBRATION__AFFINITY_ZERO", "-0.135")
+                .env("CAIRN_RECALL__CALIBRATION__AFFINITY_ONE", "0.065");
+        }
+        let (code, out, err) =
+            common::output(&cmd.args(["context", question, "--format", "json"]).output().unwrap());
+        assert_eq!(code, 0, "{err}");
+        json_of(&out)
+    };
+    for question in [
+        "What does a kubernetes liveness probe do?",
+        "What caused the 1755 Lisbon earthquake, and how many people died?",
+    ] {
+        let with = context(question, true);
+        assert_eq!(with["empty"], true, "{question}: {}", with["receipt"]["relevance"]);
+        let rel = &with["receipt"]["relevance"];
+        assert!(rel["questions"].as_f64().is_some(), "{rel}");
+        assert_eq!(context(question, false)["empty"], false, "{question}: a block without the form");
+    }
+    let own = context("Which painkiller was prescribed for the pup's sore leg?", true);
+    assert_eq!(own["empty"], false, "{}", own["receipt"]["relevance"]);
+    assert!(own["context_block"].as_str().unwrap_or_default().contains("carprofen"), "{own}");
 }

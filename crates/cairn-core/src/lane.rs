@@ -64,6 +64,11 @@ pub struct Relevance {
     /// `recall.calibration.line_lead_margin`, can make the query relevant on its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<f32>,
+    /// With a model: the mean cosine similarity of the query to its nearest memory questions
+    /// (questions people ask of their own notes); its lead over `general`, weighed by
+    /// `recall.calibration.form_weight`, adds to the query's affinity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub questions: Option<f32>,
     /// The query asks about the asker ("what does my sister do?"), so `floor` is the personal floor.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub personal: bool,

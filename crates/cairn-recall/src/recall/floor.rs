@@ -96,7 +96,8 @@ impl Recaller {
             }
         }
         let meaning = affinity.map(|a| {
-            let lead = calibrated_affinity(a.lead(), &s.calibration);
+            let form = s.calibration.form_weight * a.form();
+            let lead = calibrated_affinity(a.lead() + form, &s.calibration);
             // A query none of whose words memory uses (made-up words, or all of them paraphrased)
             // must also come close to a note on its own: against nonsense, memory and the general
             // prompts are equally far, and their difference is noise.
@@ -104,7 +105,7 @@ impl Recaller {
             let alone = if unknown { calibrated_cosine(a.nearest, &s.calibration) } else { lead };
             let margin = s.calibration.line_lead_margin;
             let line = if margin > 0.0 {
-                let lead = calibrated_affinity(a.line_lead() - margin, &s.calibration);
+                let lead = calibrated_affinity(a.line_lead() + form - margin, &s.calibration);
                 if unknown { lead.min(calibrated_cosine(a.line, &s.calibration)) } else { lead }
             } else {
                 0.0
@@ -122,6 +123,7 @@ impl Recaller {
             report.memory = Some(quantize(a.memory));
             report.general = Some(quantize(a.general));
             report.line = Some(quantize(a.line));
+            report.questions = Some(quantize(a.questions));
         }
         for (_, _, parts) in fused.iter() {
             let r = quantize(relevance(parts, &s.calibration, meaning));

@@ -176,6 +176,11 @@ pub struct Calibration {
     /// about one fact of a long note ("which antibiotic am I allergic to?" for a line saying
     /// "Penicillin: hives") whose note as a whole is no nearer it than general questions are. 0: off.
     pub line_lead_margin: f32,
+    /// How much a query's form counts in its affinity: its lead over the general prompts is
+    /// memory's lead plus this times the memory questions' lead ("what did we decide about the
+    /// heat pump?" reads like a question about one's notes; "how does a heat pump work?" like a
+    /// general one, however near the notes its topic is). 0: off.
+    pub form_weight: f32,
 }
 
 impl Default for Calibration {
@@ -184,13 +189,14 @@ impl Default for Calibration {
             lexical_half: 0.5,
             cosine_zero: 0.1,
             cosine_one: 0.5,
-            affinity_zero: -0.135,
-            affinity_one: 0.065,
+            affinity_zero: -0.08,
+            affinity_one: 0.12,
             words_need_meaning: 0.25,
             strong_words: 0.75,
             line_weight: 1.0,
             lined_lexical_gate: 1.0,
             line_lead_margin: 0.2,
+            form_weight: 0.5,
         }
     }
 }

@@ -8,9 +8,15 @@
 //! [`TOP`] nearest chunks in scope minus the mean cosine of its [`TOP`] nearest general prompts
 //! ([`GeneralPrompts::similarity`]); the relevance floor reads it (see `floor.rs`).
 //!
-//! The prompts are a fixed list of general English (`general_prompts.txt`), embedded once per model
-//! and kept in the data directory (`general-<model>.vectors`, written whole and renamed into place),
-//! so a cold command reads 300 KB instead of embedding 200 prompts.
+//! A general question about a subject the notes cover ("how does a heat pump work?" of someone who
+//! bought one) is near the notes too. Its *form* tells it apart: the mean cosine of its [`TOP`]
+//! nearest *memory questions* (questions people ask of their own notes, in general words: "who fixed
+//! the boiler?", "what did we decide about the car?") minus that of its nearest general prompts;
+//! `recall.calibration.form_weight` of it adds to the affinity.
+//!
+//! Both are fixed lists of English (`general_prompts.txt`, `memory_questions.txt`), embedded once per
+//! model and kept in the data directory (`general-<model>.vectors`, written whole and renamed into
+//! place), so a cold command reads 780 KB instead of embedding 500 prompts.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -25,9 +31,31 @@ pub(crate) const TOP: usize = 3;
 /// The list, one prompt per line; `#` starts a comment.
 const LIST: &str = include_str!("general_prompts.txt");
 
+/// Questions people ask of their own notes, in general words ("who fixed the boiler?", "what did we
+/// decide about the car?"), one per line; `#` starts a comment.
+const QUESTIONS: &str = include_str!("memory_questions.txt");
+
+fn lines(text: &'static str) -> Vec<&'static str> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
+}
+
 /// The general prompts.
 pub(crate) fn prompts() -> Vec<&'static str> {
-    LIST.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
+    lines(LIST)
+}
+
+/// The memory questions.
+pub(crate) fn questions() -> Vec<&'static str> {
+    lines(QUESTIONS)
+}
+
+/// How near a query comes to the general prompts, and to the memory questions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Nearness {
+    /// Mean cosine similarity to its [`TOP`] nearest general prompts.
+    pub general: f32,
+    /// Mean cosine similarity to its [`TOP`] nearest memory questions.
+    pub questions: f32,
 }
 
 /// The general prompts' vectors under one model, embedded on first use (and read from the cache
@@ -44,10 +72,15 @@ impl GeneralPrompts {
         GeneralPrompts { cache_dir, vectors: OnceLock::new() }
     }
 
-    /// The mean cosine similarity of `query` to its [`TOP`] nearest general prompts.
-    pub fn similarity(&self, embedder: &dyn Embedder, query: &[f32]) -> Result<f32, String> {
+    /// The mean cosine similarity of `query` to its [`TOP`] nearest general prompts, and to its
+    /// [`TOP`] nearest memory questions.
+    pub fn similarity(&self, embedder: &dyn Embedder, query: &[f32]) -> Result<Nearness, String> {
         let vectors = self.vectors(embedder)?;
-        Ok(top_mean(vectors.iter().map(|v| cosine(query, v))))
+        let (general, questions) = vectors.split_at(prompts().len().min(vectors.len()));
+        Ok(Nearness {
+            general: top_mean(general.iter().map(|v| cosine(query, v))),
+            questions: top_mean(questions.iter().map(|v| cosine(query, v))),
+        })
     }
 
     /// Embeds the prompts (or reads them) once.
@@ -55,7 +88,7 @@ impl GeneralPrompts {
         self.vectors
             .get_or_init(|| {
                 let file = self.cache_dir.as_deref().map(|d| cache_file(d, embedder.model_id()));
-                let list = prompts();
+                let list: Vec<&str> = prompts().into_iter().chain(questions()).collect();
                 let stamp = stamp(&list, embedder.dim());
                 if let Some(v) = file.as_deref().and_then(|f| read(f, &stamp, embedder.dim(), list.len())) {
                     return Ok(v);
@@ -174,17 +207,34 @@ mod tests {
     }
 
     #[test]
-    fn the_list_is_general_and_sizeable() {
-        let list = prompts();
-        assert!(list.len() >= 200, "{}", list.len());
-        assert!(list.iter().all(|p| !p.starts_with('#')));
+    fn the_lists_are_sizeable_and_distinct() {
+        let (general, questions) = (prompts(), questions());
+        assert!(general.len() >= 200, "{}", general.len());
+        assert!(questions.len() >= 250, "{}", questions.len());
+        assert!(general.iter().chain(&questions).all(|p| !p.starts_with('#')));
+        assert!(!general.iter().any(|p| questions.contains(p)));
+    }
+
+    #[test]
+    fn a_query_is_measured_against_each_list_apart() {
+        // Each list's own nearest three, not the nearest three of both.
+        let e = Counting(Default::default());
+        let bank = GeneralPrompts::new(None);
+        let near = bank.similarity(&e, &[1.0, 0.0]).unwrap();
+        let by_hand = |list: Vec<&str>| {
+            top_mean(
+                list.iter().map(|t| cosine(&[1.0, 0.0], &[t.len() as f32, t.matches('a').count() as f32])),
+            )
+        };
+        assert_eq!(near.general, by_hand(prompts()));
+        assert_eq!(near.questions, by_hand(questions()));
     }
 
     #[test]
     fn vectors_are_embedded_once_and_kept_for_the_next_process() {
         let dir = tempfile::tempdir().unwrap();
         let e = Counting(Default::default());
-        let n = prompts().len();
+        let n = prompts().len() + questions().len();
         let first = GeneralPrompts::new(Some(dir.path().to_owned()));
         let s = first.similarity(&e, &[1.0, 0.0]).unwrap();
         first.similarity(&e, &[0.0, 1.0]).unwrap();

@@ -124,6 +124,9 @@ pub(super) struct Affinity {
     pub(super) nearest: f32,
     /// Mean cosine similarity of the query to its nearest general prompts.
     pub(super) general: f32,
+    /// Mean cosine similarity of the query to its nearest memory questions (questions people ask of
+    /// their own notes, in general words).
+    pub(super) questions: f32,
     /// Similarity of the query to its nearest chunk in scope counting lines (a chunk is as near as
     /// its nearest line).
     pub(super) line: f32,
@@ -133,6 +136,12 @@ impl Affinity {
     /// Memory's lead over the general prompts.
     pub(super) fn lead(&self) -> f32 {
         self.memory - self.general
+    }
+
+    /// How much nearer the query comes to the memory questions than to the general prompts: how
+    /// much it reads like a question about one's own notes.
+    pub(super) fn form(&self) -> f32 {
+        self.questions - self.general
     }
 
     /// The nearest line's lead over the general prompts.

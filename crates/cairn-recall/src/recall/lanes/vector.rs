@@ -101,11 +101,12 @@ impl Recaller {
                         // Affinity is measured on the chunks' own vectors, as its scale was chosen
                         // (measured on lines, every question comes nearer memory, off-topic ones too).
                         match v.general.similarity(&*v.embedder, &qv) {
-                            Ok(general) => {
+                            Ok(near) => {
+                                let (general, questions) = (near.general, near.questions);
                                 let memory = top_mean(top.iter().map(|(_, c, _)| *c));
                                 let nearest = top.iter().map(|(_, c, _)| *c).fold(0.0, f32::max);
                                 let line = top.iter().map(|(_, _, l)| *l).fold(0.0, f32::max);
-                                found.affinity = Some(Affinity { memory, nearest, general, line });
+                                found.affinity = Some(Affinity { memory, nearest, general, questions, line });
                             }
                             Err(e) => found.warnings.push(e),
                         }
