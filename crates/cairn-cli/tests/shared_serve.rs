@@ -405,6 +405,12 @@ async fn captures_acknowledged_while_the_server_is_down_are_stored_when_it_is_ba
     a.wait_listening().await;
     a.capture("before", "Captured while the server was up").await;
     store.stored("before").await;
+    // This host's own index holds it (it follows the store a derive tick later; under load, later).
+    let until = Instant::now() + Duration::from_secs(10);
+    while a.search("captured while the server was up").await.is_empty() {
+        assert!(Instant::now() < until, "the capture never reached this host's index");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     // Killed mid-stream: captures keep being acknowledged (the queue is local).
     store.server.kill();
