@@ -190,7 +190,7 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.78)],
-        offtopic: 0.9,
+        offtopic: 0.94,
         paraphrase_empty: 0.06,
         no_model_offtopic: 0.95,
         no_model_hit: &[("lexical", 0.9), ("temporal", 0.9)],
@@ -198,7 +198,7 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-2",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.88), ("multi", 0.95), ("paraphrase", 0.55)],
-        offtopic: 0.8,
+        offtopic: 0.85,
         paraphrase_empty: 0.2,
         no_model_offtopic: 0.88,
         no_model_hit: &[("lexical", 0.85), ("temporal", 0.9)],
@@ -359,4 +359,41 @@ fn a_general_question_near_the_notes_gets_nothing_by_its_form() {
     let own = context("Which painkiller was prescribed for the pup's sore leg?", true);
     assert_eq!(own["empty"], false, "{}", own["receipt"]["relevance"]);
     assert!(own["context_block"].as_str().unwrap_or_default().contains("carprofen"), "{own}");
+}
+
+/// A prompt that asks of the world in a general form ("how does a heat pump's efficiency change …",
+/// "draft a polite email …") is near the notes of a person who has a heat pump or writes emails, yet
+/// gets an empty block: only its words could make it relevant, and memory lacks most of them (with
+/// `recall.world_needs_words` off, its meaning gives it a block). A question about the asker's own
+/// records in the same words still gets its note.
+#[test]
+fn a_prompt_asking_of_the_world_is_relevant_by_its_words_alone() {
+    let Some(model) = model() else { return };
+    let env = harvested(&model);
+    let context = |question: &str, world: bool| {
+        let mut cmd = env.cmd();
+        cmd.env("CAIRN_EMBED__MODEL", &model).env("CAIRN_RECALL__WORLD_NEEDS_WORDS", world.to_string());
+        let (code, out, err) =
+            common::output(&cmd.args(["context", question, "--format", "json"]).output().unwrap());
+        assert_eq!(code, 0, "{err}");
+        json_of(&out)
+    };
+    for question in [
+        "How does a heat pump's efficiency change as the outside temperature drops?",
+        "Why does sourdough go stale more slowly than ordinary yeasted bread?",
+        "What's the relationship between Kafka consumer groups and partitions?",
+        "Draft a polite email turning down a sales demo from a software vendor.",
+    ] {
+        let with = context(question, true);
+        assert_eq!(with["empty"], true, "{question}: {}", with["receipt"]["relevance"]);
+        assert_eq!(
+            with["receipt"]["relevance"]["world"], true,
+            "{question}: {}",
+            with["receipt"]["relevance"]
+        );
+        assert_eq!(context(question, false)["empty"], false, "{question}: a block by its meaning");
+    }
+    let own = context("Why did we choose a heat pump?", true);
+    assert_eq!(own["empty"], false, "{}", own["receipt"]["relevance"]);
+    assert!(own["receipt"]["relevance"].get("world").is_none(), "{}", own["receipt"]["relevance"]);
 }

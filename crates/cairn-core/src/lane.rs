@@ -72,6 +72,10 @@ pub struct Relevance {
     /// The query asks about the asker ("what does my sister do?"), so `floor` is the personal floor.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub personal: bool,
+    /// The query asks how the world is, in a general form ("how does a heat pump work?"), so only
+    /// its words, not its meaning, can make a candidate relevant (`recall.world_needs_words`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub world: bool,
 }
 
 impl Relevance {

@@ -25,6 +25,10 @@ use crate::analyzer::{framing, is_cjk};
 /// memory), beside the best candidate's own parts.
 const AFFINITY: &str = "affinity";
 
+/// The share of a query's idf weight on words memory lacks from which a prompt in a general form is
+/// read as asking of the world (`world.rs`).
+const WORLD_UNKNOWN: f32 = 0.2;
+
 /// Candidates at the head of the ranked list whose coverage is computed: a chunk that covers the
 /// query ranks high in the lexical lane, so it is among them when it exists.
 const COVERED_HEAD: usize = 30;
@@ -118,6 +122,18 @@ impl Recaller {
             report.personal = true;
             report.floor = floor.min(s.personal_floor.max(0.0));
         }
+        // A prompt that asks of the world ("how does a heat pump work?", "draft a polite email …") is
+        // relevant by its words alone: near the notes in meaning, it asks how things are, or for
+        // something new, not what the notes hold.
+        // Only when memory lacks some of its words: a question every word of which memory uses ("how
+        // does Melanie feel about surfing?") may well ask what memory holds about someone.
+        if s.world_needs_words
+            && !report.personal
+            && report.unknown >= WORLD_UNKNOWN
+            && super::world::about_the_world(text)
+        {
+            report.world = true;
+        }
         let floor = report.floor;
         if let Some(a) = affinity {
             report.memory = Some(quantize(a.memory));
@@ -126,11 +142,11 @@ impl Recaller {
             report.questions = Some(quantize(a.questions));
         }
         for (_, _, parts) in fused.iter() {
-            let r = quantize(relevance(parts, &s.calibration, meaning));
+            let r = quantize(relevance(parts, &s.calibration, meaning, report.world));
             if r > report.best || report.parts.is_empty() {
                 report.best = r;
                 report.parts = parts.clone();
-                if let Some(m) = meaning.filter(|_| parts.contains_key(lane::VECTOR)) {
+                if let Some(m) = meaning.filter(|_| !report.world && parts.contains_key(lane::VECTOR)) {
                     report.parts.insert(AFFINITY.to_owned(), m);
                 }
             }

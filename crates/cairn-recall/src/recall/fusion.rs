@@ -485,7 +485,14 @@ pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
 /// the share of the query's idf weight its words cover ([`COVERAGE`]), its meaning, its tags, its
 /// date. Recency and lending only order what is relevant. Its meaning is the query's `meaning`
 /// ([`calibrated_affinity`]) when the general prompts were measured, else its calibrated cosine.
-pub(super) fn relevance(parts: &BTreeMap<String, f32>, cal: &Calibration, meaning: Option<f32>) -> f32 {
+/// For a prompt that asks of the world (`world`: "how does a heat pump work?", `world.rs`) the
+/// meaning only gates the words, as for any prompt that reads as general, and is no part of its own.
+pub(super) fn relevance(
+    parts: &BTreeMap<String, f32>,
+    cal: &Calibration,
+    meaning: Option<f32>,
+    world: bool,
+) -> f32 {
     let part = |l: &str| parts.get(l).copied().unwrap_or(0.0);
     let mut words = part(COVERAGE).max(part(lane::TAGS));
     let vector = match meaning {
@@ -503,6 +510,7 @@ pub(super) fn relevance(parts: &BTreeMap<String, f32>, cal: &Calibration, meanin
         }
         None => parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal)),
     };
+    let vector = if world { 0.0 } else { vector };
     words.max(vector).max(part(lane::DATE))
 }
 

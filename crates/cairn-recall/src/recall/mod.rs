@@ -20,6 +20,7 @@ mod personal;
 mod read_ahead;
 mod ties;
 mod topn;
+mod world;
 
 use std::sync::{Arc, Mutex};
 
@@ -234,6 +235,11 @@ pub struct RecallSettings {
     /// personal memory is presumed to hold: the lower of this and `floor`. It applies only when some
     /// word of the question occurs in scope.
     pub personal_floor: f32,
+    /// Whether a question about the world in a general form with no word about the asker ("how does
+    /// a heat pump's efficiency change in the cold?", "why does sourdough go stale slowly?": `world.rs`)
+    /// is relevant by its words alone (coverage, tags, dates), not by its meaning: near a person's
+    /// notes on heat pumps or sourdough, it asks how things are, not what the notes hold.
+    pub world_needs_words: bool,
     /// Public holidays recognised by name in date expressions (`us`, `uk`).
     pub holidays: Vec<String>,
     /// Candidates the lexical lane contributes when something can lift a lexical runner-up (at least
@@ -307,6 +313,7 @@ impl Default for RecallSettings {
             calibration: Calibration::default(),
             floor: DEFAULT_FLOOR,
             personal_floor: DEFAULT_PERSONAL_FLOOR,
+            world_needs_words: true,
             holidays: vec!["us".to_owned(), "uk".to_owned()],
             lexical_pool: 50,
             vector_pool: 30,

@@ -1,0 +1,153 @@
+//! Prompts that ask of the world, not of memory: questions about how things are ("how does a heat
+//! pump's efficiency change in the cold?", "why does sourdough go stale slowly?", "what's the
+//! relationship between Kafka consumer groups and partitions?", "when was the town hall built?";
+//! not "how does Melanie feel about surfing?", whose subject is a name memory may know)
+//! and requests for general help ("draft a polite email declining a meeting", "recommend a podcast
+//! about history"). Asked of a person who runs a heat pump, bakes sourdough or writes emails, such
+//! a prompt is near their notes in meaning, but it asks how things are or for something new, not
+//! what the notes hold: its meaning must not make it relevant, only its words
+//! ([`RecallSettings::world_needs_words`]). A prompt that names what memory holds ("how does Tally
+//! convert the Monzo exports?", "show me everything tagged travel") still gets its block, through
+//! its coverage and tags.
+//!
+//! Only English prompts in these forms are read as such, and only when no word points at the asker
+//! (`I`, `my`, `we`, `our`, …; in a question also `you` and `me`): "why does my nephew keep a
+//! lizard?", "how do we heat the house?" and "draft an email to our landlord" are about the asker's
+//! own life.
+//!
+//! [`RecallSettings::world_needs_words`]: super::RecallSettings::world_needs_words
+
+/// Words that point at the asker: a prompt holding one is about their own life.
+const ASKER: &[&str] = &[
+    "i",
+    "i'd",
+    "i'll",
+    "i'm",
+    "i've",
+    "mine",
+    "my",
+    "myself",
+    "our",
+    "ours",
+    "ourselves",
+    "us",
+    "we",
+    "we'd",
+    "we'll",
+    "we're",
+    "we've",
+];
+
+/// Words that address the assistant or name the asker as its object: in a question ("what should you
+/// call me?") they make it about the asker; in a request ("recommend me a podcast") they do not.
+const ADDRESS: &[&str] = &["me", "you", "you'd", "you'll", "you're", "you've", "your", "yours"];
+
+/// Verbs that open a request for something new, or for general knowledge ("draft …", "explain …").
+/// Not "tell", "show", "summarise" or "remind": "tell me about the trip", "remind me what the vet
+/// said" ask for what memory holds.
+const REQUESTS: &[&str] =
+    &["compose", "draft", "explain", "give", "recommend", "suggest", "translate", "write"];
+
+/// Verbs of a thing's origin: "when was the bridge *built*?" asks for history, not for a note.
+const ORIGINS: &[&str] = &["built", "constructed", "discovered", "established", "founded", "invented"];
+
+/// Whether `text` asks of the world (how things are, or for something new), in a general form, with
+/// no word about the asker (see the module docs).
+pub(crate) fn about_the_world(text: &str) -> bool {
+    let lower = text.to_lowercase().replace('’', "'");
+    let words: Vec<&str> =
+        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    if words.iter().any(|w| ASKER.contains(w)) {
+        return false;
+    }
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    // "draft a polite email …", "can you recommend a podcast …", "please translate …"
+    let verb = match (at(0), at(1)) {
+        ("can" | "could" | "would" | "will", "you") => at(2),
+        ("please", _) => at(1),
+        _ => at(0),
+    };
+    if REQUESTS.contains(&verb) {
+        return true;
+    }
+    if words.iter().any(|w| ADDRESS.contains(w)) {
+        return false;
+    }
+    // The subject as written: a name ("how does Melanie feel about surfing?", "why is Joanna baking
+    // without dairy?") makes a question about someone or something memory may know.
+    let named = || {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+            .filter(|w| !w.is_empty())
+            .nth(2)
+            .is_some_and(|w| w.starts_with(char::is_uppercase))
+    };
+    match (at(0), at(1)) {
+        // "how does a heat pump work?", "how do owls turn their heads?", "how can bees see ultraviolet?"
+        ("how", "does" | "do" | "can") => !named(),
+        // "why does bread go stale?", "why is the sky blue?"; not "why did …", which asks what happened.
+        ("why", "does" | "do" | "is" | "are") => !named(),
+        // "what's the difference between …", "what is the relationship between …"
+        ("what's", "the") | ("what", "is") => {
+            let rest = if at(0) == "what" { 2 } else { 1 };
+            at(rest) == "the"
+                && matches!(at(rest + 1), "difference" | "relationship")
+                && at(rest + 2) == "between"
+        }
+        // "when was Leeds Town Hall built?"
+        ("when", "was" | "were") => words.iter().skip(2).any(|w| ORIGINS.contains(w)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::about_the_world;
+
+    #[test]
+    fn general_questions_about_how_things_are() {
+        for q in [
+            "How does a heat pump's efficiency change as the outside temperature drops?",
+            "How do owls turn their heads so far round?",
+            "Why does sourdough go stale more slowly than ordinary yeasted bread?",
+            "Why is the sky blue?",
+            "What's the relationship between Kafka consumer groups and partitions?",
+            "What is the difference between a virus and a bacterium?",
+            "What’s the difference between TCP and UDP?",
+            "When was the town hall built?",
+            "When was Duke University founded, and who is it named after?",
+            "Draft a polite email turning down a sales demo from a software vendor.",
+            "Can you recommend a good podcast about history?",
+            "Please translate 'good evening' into Italian.",
+            "Give me a regex that validates an IPv4 address.",
+        ] {
+            assert!(about_the_world(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn questions_about_the_asker_or_what_happened_are_not() {
+        for q in [
+            "How do I reset my router?",
+            "How does my boss take his coffee?",
+            "How does Melanie prioritize self-care?",
+            "Why is Joanna experimenting with dairy-free desserts?",
+            "Why does my nephew keep a lizard rather than a kitten?",
+            "Why did the boiler stop last week?",
+            "How did Halyard go in the second half of February?",
+            "How is the woodworking coming along?",
+            "What's the current status of Halyard?",
+            "What is the capital of Mongolia?",
+            "When was the boiler last serviced?",
+            "When were we last at the coast?",
+            "What's the difference between the two quotes you gave me?",
+            "Draft an email to our landlord about the boiler.",
+            "Can you write up what I decided about the car?",
+            "Tell me about the trip to Portugal.",
+            "Remind me what the vet said.",
+            "Summarise my finances.",
+            "",
+        ] {
+            assert!(!about_the_world(q), "{q}");
+        }
+    }
+}
