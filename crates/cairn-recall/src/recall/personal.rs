@@ -31,13 +31,15 @@ const REQUEST_OPENERS: &[&str] = &[
 /// Verbs that, followed by `I` or `we`, ask what the asker did, was, has or does ("did I", "am I").
 const ASKER_AUXILIARIES: &[&str] = &["am", "did", "do", "does", "had", "have", "was", "were"];
 
+/// The words of a prompt, apostrophes kept inside them ("what's", "i'm").
+pub(super) fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).filter(|w| !w.is_empty()).collect()
+}
+
 /// Whether `text` asks about the asker's own life, things or wishes (see the module docs).
 pub(crate) fn about_the_asker(text: &str) -> bool {
     let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words(&lower);
     let first = |w: &str| words.first() == Some(&w);
     let asker = |w: &str| w == "i" || w == "we";
     if words.first().is_some_and(|w| REQUEST_OPENERS.contains(w)) {

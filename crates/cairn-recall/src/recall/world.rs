@@ -17,6 +17,8 @@
 //!
 //! [`RecallSettings::world_needs_words`]: super::RecallSettings::world_needs_words
 
+use super::personal::words;
+
 /// Words that point at the asker: a prompt holding one is about their own life.
 const ASKER: &[&str] = &[
     "i",
@@ -55,8 +57,7 @@ const ORIGINS: &[&str] = &["built", "constructed", "discovered", "established", 
 /// no word about the asker (see the module docs).
 pub(crate) fn about_the_world(text: &str) -> bool {
     let lower = text.to_lowercase().replace('’', "'");
-    let words: Vec<&str> =
-        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    let words = words(&lower);
     if words.iter().any(|w| ASKER.contains(w)) {
         return false;
     }
@@ -75,12 +76,7 @@ pub(crate) fn about_the_world(text: &str) -> bool {
     }
     // The subject as written: a name ("how does Melanie feel about surfing?", "why is Joanna baking
     // without dairy?") makes a question about someone or something memory may know.
-    let named = || {
-        text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-            .filter(|w| !w.is_empty())
-            .nth(2)
-            .is_some_and(|w| w.starts_with(char::is_uppercase))
-    };
+    let named = || super::personal::words(text).get(2).is_some_and(|w| w.starts_with(char::is_uppercase));
     match (at(0), at(1)) {
         // "how does a heat pump work?", "how do owls turn their heads?", "how can bees see ultraviolet?"
         ("how", "does" | "do" | "can") => !named(),
