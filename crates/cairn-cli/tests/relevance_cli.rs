@@ -40,6 +40,17 @@ fn json_of(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
 }
 
+/// `cairn context <question> --format json` on `env` with the model and the settings `settings`
+/// (`CAIRN_*` variables).
+fn context_with(env: &Env, model: &Path, question: &str, settings: &[(&str, &str)]) -> Value {
+    let mut cmd = env.cmd();
+    cmd.env("CAIRN_EMBED__MODEL", model).envs(settings.iter().copied());
+    let (code, out, err) =
+        common::output(&cmd.args(["context", question, "--format", "json"]).output().unwrap());
+    assert_eq!(code, 0, "{err}");
+    json_of(&out)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_about_nothing_in_memory_gets_nothing_from_every_surface() {
     let Some(model) = model() else { return };
@@ -85,7 +96,7 @@ async fn a_prompt_about_nothing_in_memory_gets_nothing_from_every_surface() {
     assert_eq!(v["empty"], false, "{v}");
     let rel = &v["receipt"]["relevance"];
     assert_eq!(rel["personal"], true, "{rel}");
-    assert!(rel["floor"].as_f64().unwrap() < 0.5 && rel["best"].as_f64().unwrap() < 0.5, "{rel}");
+    assert!(rel["floor"].as_f64().unwrap() < 0.5, "{rel}");
     assert!(v["receipt"]["included"].to_string().contains("garden-plan.md"), "{v}");
     let v = context("How do I reset my router to factory settings?");
     assert_eq!(v["empty"], true, "{v}");
@@ -146,6 +157,12 @@ async fn a_prompt_about_nothing_in_memory_gets_nothing_from_every_surface() {
 /// Runs `cairn eval retrieval --workspace` on a labelled set (`tests/data/<set>`); the runs' figures
 /// by kind.
 fn eval(set: &str, model: Option<&Path>) -> Value {
+    eval_questions(set, &Path::new(DATA).join("..").join(set).join("queries.jsonl"), model)
+}
+
+/// Runs `cairn eval retrieval --workspace` on a labelled set's workspace with the questions in
+/// `queries`; the runs' figures by kind.
+fn eval_questions(set: &str, queries: &Path, model: Option<&Path>) -> Value {
     let env = Env::new(&[]);
     let mut cmd = common::cairn_in(env.tmp.path());
     match model {
@@ -157,7 +174,7 @@ fn eval(set: &str, model: Option<&Path>) -> Value {
         .args(["eval", "retrieval", "--workspace"])
         .arg(data.join("workspace"))
         .arg("--queries")
-        .arg(data.join("queries.jsonl"))
+        .arg(queries)
         .args(["--k", "5,10", "--json"])
         .output()
         .unwrap();
@@ -189,17 +206,17 @@ struct Floors {
 const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.78)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.8)],
         offtopic: 0.94,
-        paraphrase_empty: 0.06,
+        paraphrase_empty: 0.04,
         no_model_offtopic: 0.95,
         no_model_hit: &[("lexical", 0.9), ("temporal", 0.9)],
     },
     Floors {
         set: "relevance-2",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.88), ("multi", 0.95), ("paraphrase", 0.55)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.88), ("multi", 0.95), ("paraphrase", 0.6)],
         offtopic: 0.85,
-        paraphrase_empty: 0.2,
+        paraphrase_empty: 0.15,
         no_model_offtopic: 0.88,
         no_model_hit: &[("lexical", 0.85), ("temporal", 0.9)],
     },
@@ -233,6 +250,94 @@ fn the_labelled_workspaces_keep_their_figures() {
                 d(kind, "hit")
             );
         }
+    }
+}
+
+/// A xorshift generator: the same prompts from the same seed, on every machine.
+struct Draw(u64);
+
+impl Draw {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    fn letter(&mut self, from: &str) -> char {
+        from.as_bytes()[self.below(from.len())] as char
+    }
+
+    /// A word of made-up syllables ("vubwu", "tefcuzum"), or a keyboard mash ("qfxgl").
+    fn word(&mut self, mash: bool) -> String {
+        const CONSONANTS: &str = "bcdfghjklmnpqrstvwxyz";
+        if mash {
+            let len = 4 + self.below(7);
+            return (0..len).map(|_| self.letter("qwertyuiopasdfghjklzxcvbnm")).collect();
+        }
+        let mut w = String::new();
+        for _ in 0..2 + self.below(2) {
+            w.push(self.letter(CONSONANTS));
+            w.push(self.letter("aeiou"));
+            if self.below(10) < 4 {
+                w.push(self.letter(CONSONANTS));
+            }
+        }
+        w
+    }
+
+    fn words(&mut self, mash: bool) -> String {
+        let n = 1 + self.below(3);
+        (0..n).map(|_| self.word(mash)).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// `n` prompts of made-up words drawn from `seed`: syllables of no language, keyboard mashes, and
+/// both framed as questions, some of them about the asker ("where did the vubwu go kexa?", "what is my
+/// zaxvu?").
+fn made_up_prompts(seed: u64, n: usize) -> Vec<String> {
+    const FRAMES: &[&str] = &[
+        "what is the {} of {}?",
+        "tell me about {} and {}",
+        "where did the {} go {}?",
+        "why is {} so {}?",
+        "how many {} in a {}?",
+        "what is my {} {}?",
+        "who is my {} at the {}?",
+        "when did I last {} the {}?",
+    ];
+    let mut draw = Draw(seed);
+    (0..n)
+        .map(|i| match i % 3 {
+            0 => draw.words(false),
+            1 => draw.words(true),
+            _ => {
+                let frame = FRAMES[draw.below(FRAMES.len())];
+                let (a, b) = (draw.word(false), draw.word(false));
+                frame.replacen("{}", &a, 1).replacen("{}", &b, 1)
+            }
+        })
+        .collect()
+}
+
+/// Made-up words get nothing on either workspace. A small model reads strange letters as near a note
+/// full of names from another language (the second workspace's Polish ones): before such a prompt was
+/// also measured against made-up prompts, a third of these got a block there.
+#[test]
+fn made_up_words_get_nothing_on_either_workspace() {
+    let Some(model) = model() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let queries = dir.path().join("made-up.jsonl");
+    let lines: Vec<String> = made_up_prompts(0x5eed_cafe, 48)
+        .iter()
+        .enumerate()
+        .map(|(i, q)| json!({"id": format!("made-up-{i}"), "kind": "offtopic", "question": q}).to_string())
+        .collect();
+    std::fs::write(&queries, lines.join("\n")).unwrap();
+    for set in ["relevance", "relevance-2"] {
+        let runs = eval_questions(set, &queries, Some(&model));
+        let empty = figure(&runs, "default", "offtopic", "empty");
+        assert!(empty >= 0.95, "{set}: made-up prompts with an empty block {empty}");
     }
 }
 
@@ -295,16 +400,7 @@ fn a_question_about_one_line_of_a_long_note_passes_the_floor() {
     let env = harvested(&model);
     let question = "Which antibiotic am I allergic to?";
     let context = |margin: &str| {
-        let (code, out, err) = common::output(
-            &env.cmd()
-                .env("CAIRN_EMBED__MODEL", &model)
-                .env("CAIRN_RECALL__CALIBRATION__LINE_LEAD_MARGIN", margin)
-                .args(["context", question, "--format", "json"])
-                .output()
-                .unwrap(),
-        );
-        assert_eq!(code, 0, "{err}");
-        json_of(&out)
+        context_with(&env, &model, question, &[("CAIRN_RECALL__CALIBRATION__LINE_LEAD_MARGIN", margin)])
     };
     let off = context("0");
     assert_eq!(off["empty"], true, "{off}");
@@ -314,15 +410,32 @@ fn a_question_about_one_line_of_a_long_note_passes_the_floor() {
     assert!(rel["line"].as_f64().unwrap() > rel["general"].as_f64().unwrap() + 0.2, "{rel}");
     assert!(on["context_block"].as_str().unwrap_or_default().contains("Penicillin"), "{on}");
     // The same lead is not found for a general question.
-    let (code, out, err) = common::output(
-        &env.cmd()
-            .env("CAIRN_EMBED__MODEL", &model)
-            .args(["context", "What is the capital of Mongolia?", "--format", "json"])
-            .output()
-            .unwrap(),
-    );
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(json_of(&out)["empty"], true, "{out}");
+    let general = context_with(&env, &model, "What is the capital of Mongolia?", &[]);
+    assert_eq!(general["empty"], true, "{general}");
+}
+
+/// A question about the asker whose nearest line leads the general prompts by less than the ordinary
+/// margin (the dentist's note says "Bruxism: recommends a custom mouthguard for overnight wear") passes
+/// the floor by the personal margin; at the ordinary margin it got an empty block. Made-up words asked
+/// about the asker stay empty.
+#[test]
+fn a_question_about_the_asker_passes_the_floor_by_a_smaller_lead() {
+    let Some(model) = model() else { return };
+    let env = harvested(&model);
+    let question = "What was suggested to stop me grinding my teeth while asleep?";
+    let margin = |m: &str| {
+        context_with(&env, &model, question, &[("CAIRN_RECALL__CALIBRATION__PERSONAL_LINE_MARGIN", m)])
+    };
+    let v = margin("0.1");
+    assert_eq!(v["empty"], false, "{}", v["receipt"]["relevance"]);
+    assert_eq!(v["receipt"]["relevance"]["personal"], true, "{}", v["receipt"]["relevance"]);
+    assert!(v["receipt"]["included"].to_string().contains("glen-whitaker.md"), "{v}");
+    let old = margin("0.2");
+    assert_eq!(old["empty"], true, "{}", old["receipt"]["relevance"]);
+    for made_up in ["who is my wededu?", "what is my frublix?", "where did I put my nohen dupuw?"] {
+        let v = context_with(&env, &model, made_up, &[]);
+        assert_eq!(v["empty"], true, "{made_up}: {}", v["receipt"]["relevance"]);
+    }
 }
 
 /// A general question about a subject the notes cover (a city the person visited, a tool they run)
@@ -334,17 +447,12 @@ fn a_general_question_near_the_notes_gets_nothing_by_its_form() {
     let Some(model) = model() else { return };
     let env = harvested(&model);
     let context = |question: &str, form: bool| {
-        let mut cmd = env.cmd();
-        cmd.env("CAIRN_EMBED__MODEL", &model);
-        if !form {
-            cmd.env("CAIRN_RECALL__CALIBRATION__FORM_WEIGHT", "0")
-                .env("CAIRN_RECALL__CALIBRATION__AFFINITY_ZERO", "-0.135")
-                .env("CAIRN_RECALL__CALIBRATION__AFFINITY_ONE", "0.065");
-        }
-        let (code, out, err) =
-            common::output(&cmd.args(["context", question, "--format", "json"]).output().unwrap());
-        assert_eq!(code, 0, "{err}");
-        json_of(&out)
+        let without: &[(&str, &str)] = &[
+            ("CAIRN_RECALL__CALIBRATION__FORM_WEIGHT", "0"),
+            ("CAIRN_RECALL__CALIBRATION__AFFINITY_ZERO", "-0.135"),
+            ("CAIRN_RECALL__CALIBRATION__AFFINITY_ONE", "0.065"),
+        ];
+        context_with(&env, &model, question, if form { &[] } else { without })
     };
     for question in [
         "What does a kubernetes liveness probe do?",
@@ -371,12 +479,12 @@ fn a_prompt_asking_of_the_world_is_relevant_by_its_words_alone() {
     let Some(model) = model() else { return };
     let env = harvested(&model);
     let context = |question: &str, world: bool| {
-        let mut cmd = env.cmd();
-        cmd.env("CAIRN_EMBED__MODEL", &model).env("CAIRN_RECALL__WORLD_NEEDS_WORDS", world.to_string());
-        let (code, out, err) =
-            common::output(&cmd.args(["context", question, "--format", "json"]).output().unwrap());
-        assert_eq!(code, 0, "{err}");
-        json_of(&out)
+        context_with(
+            &env,
+            &model,
+            question,
+            &[("CAIRN_RECALL__WORLD_NEEDS_WORDS", if world { "true" } else { "false" })],
+        )
     };
     for question in [
         "How does a heat pump's efficiency change as the outside temperature drops?",

@@ -56,7 +56,8 @@ pub struct Relevance {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<f32>,
     /// With a model: the mean cosine similarity of the query to its nearest general prompts (small
-    /// talk, general knowledge); memory's lead over it is the query's affinity to memory.
+    /// talk, general knowledge; for a query most of whose words memory lacks, or to its nearest
+    /// made-up prompts when they are nearer); memory's lead over it is the query's affinity to memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub general: Option<f32>,
     /// With a model: the similarity of the query to its nearest line of memory in scope (a chunk of

@@ -29,6 +29,11 @@ const AFFINITY: &str = "affinity";
 /// read as asking of the world (`world.rs`).
 const WORLD_UNKNOWN: f32 = 0.2;
 
+/// The share of a query's idf weight on words memory lacks from which it is measured against made-up
+/// prompts as well as general ones (`general.rs`): most of it, since a common word or two ("go",
+/// "tell") is known to any memory.
+const NONSENSE_UNKNOWN: f32 = 0.5;
+
 /// Candidates at the head of the ranked list whose coverage is computed: a chunk that covers the
 /// query ranks high in the lexical lane, so it is among them when it exists.
 const COVERED_HEAD: usize = 30;
@@ -99,6 +104,20 @@ impl Recaller {
                 report.unknown = quantize(unknown / total).max(0.0);
             }
         }
+        // A question about the asker meets the lower personal floor, and its nearest line counts from a
+        // smaller lead. Made-up words asked about ("what is my zorblax?") stay empty: nonsense is
+        // measured against made-up prompts below, and such a question passes by its nearest line only.
+        if floor > 0.0 && super::personal::about_the_asker(text) {
+            report.personal = true;
+            report.floor = floor.min(s.personal_floor.max(0.0));
+        }
+        // A query most of whose words memory lacks is a paraphrase or nonsense: it is measured against
+        // made-up prompts too (`general.rs`).
+        let affinity = if report.unknown >= NONSENSE_UNKNOWN {
+            affinity.map(Affinity::with_unknown_words)
+        } else {
+            affinity
+        };
         let meaning = affinity.map(|a| {
             let form = s.calibration.form_weight * a.form();
             let lead = calibrated_affinity(a.lead() + form, &s.calibration);
@@ -109,19 +128,23 @@ impl Recaller {
             let alone = if unknown { calibrated_cosine(a.nearest, &s.calibration) } else { lead };
             let margin = s.calibration.line_lead_margin;
             let line = if margin > 0.0 {
+                let margin = if report.personal {
+                    margin.min(s.calibration.personal_line_margin.max(0.0))
+                } else {
+                    margin
+                };
                 let lead = calibrated_affinity(a.line_lead() + form - margin, &s.calibration);
                 if unknown { lead.min(calibrated_cosine(a.line, &s.calibration)) } else { lead }
             } else {
                 0.0
             };
-            quantize(lead.min(alone).max(line))
+            // A question about the asker none of whose words memory uses meets the personal floor by
+            // its nearest line only: its frame ("who is my …?") is near memory's own questions
+            // whatever it names, so its meaning as a whole counts from the ordinary floor.
+            let whole = lead.min(alone);
+            let whole = if unknown && report.personal && whole < floor { 0.0 } else { whole };
+            quantize(whole.max(line))
         });
-        // A question about the asker meets the lower personal floor, unless memory uses none of its
-        // words (then it is about nothing memory knows, however it is phrased).
-        if floor > 0.0 && report.unknown < 0.999 && super::personal::about_the_asker(text) {
-            report.personal = true;
-            report.floor = floor.min(s.personal_floor.max(0.0));
-        }
         // A prompt that asks of the world ("how does a heat pump work?", "draft a polite email …") is
         // relevant by its words alone: near the notes in meaning, it asks how things are, or for
         // something new, not what the notes hold.

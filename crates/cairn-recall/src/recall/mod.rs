@@ -177,6 +177,11 @@ pub struct Calibration {
     /// about one fact of a long note ("which antibiotic am I allergic to?" for a line saying
     /// "Penicillin: hives") whose note as a whole is no nearer it than general questions are. 0: off.
     pub line_lead_margin: f32,
+    /// The margin of `line_lead_margin` for a question about the asker (which meets
+    /// `personal_floor`): a question about one's own life whose nearest line comes nearer it than the
+    /// general prompts do, by this much, is about memory ("why does my nephew keep a lizard?" against
+    /// a line on the nephew's bearded dragon). At most `line_lead_margin`.
+    pub personal_line_margin: f32,
     /// How much a query's form counts in its affinity: its lead over the general prompts is
     /// memory's lead plus this times the memory questions' lead ("what did we decide about the
     /// heat pump?" reads like a question about one's notes; "how does a heat pump work?" like a
@@ -197,6 +202,7 @@ impl Default for Calibration {
             line_weight: 1.0,
             lined_lexical_gate: 1.0,
             line_lead_margin: 0.2,
+            personal_line_margin: 0.1,
             form_weight: 0.5,
         }
     }

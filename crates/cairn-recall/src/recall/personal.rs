@@ -54,13 +54,28 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     if advice {
         return false;
     }
-    let possessive = words.iter().any(|w| matches!(*w, "my" | "our" | "mine" | "ours"));
+    // "mine" and "ours" as pronouns ("a friend of mine", "is the blue one ours?"), not "the salt mine".
+    let possessive = words.iter().enumerate().any(|(i, w)| match *w {
+        "my" | "our" => true,
+        "mine" | "ours" => i > 0 && matches!(words[i - 1], "of" | "is" | "are" | "was" | "were"),
+        _ => false,
+    });
+    // "who conducts the choir I'm in?", "which of the plans we've made …": the asker as the subject
+    // of a clause in a question.
+    let wh = matches!(
+        words.first(),
+        Some(&("who" | "whom" | "whose" | "what" | "which" | "where" | "when" | "why"))
+    );
+    let contracted = wh
+        && words.iter().any(|w| {
+            matches!(w.replace('’', "'").as_str(), "i'm" | "i've" | "i'd" | "we're" | "we've" | "we'd")
+        });
     let asked = words.windows(2).any(|p| ASKER_AUXILIARIES.contains(&p[0]) && asker(p[1]));
     let you_me = words.contains(&"you") && words.iter().any(|w| matches!(*w, "me" | "us"));
     // "who gives me …", "who fixed the tap for us?": a question about someone in the asker's life.
     let about_me = matches!(words.first(), Some(&("who" | "whom")))
         && words.iter().skip(1).any(|w| matches!(*w, "me" | "us"));
-    possessive || asked || you_me || about_me
+    possessive || asked || you_me || about_me || contracted
 }
 
 #[cfg(test)]
@@ -81,6 +96,9 @@ mod tests {
             "How many hours have we spent on the shed?",
             "Who gives me Polish lessons?",
             "Who fixed the leaking tap for us?",
+            "Who conducts the choir I'm in?",
+            "Which of the gardens we’ve visited had a maze?",
+            "Which of these bikes is ours?",
         ] {
             assert!(about_the_asker(q), "{q}");
         }
@@ -99,6 +117,8 @@ mod tests {
             "hi, how are you today?",
             "Write me a short poem about the ocean.",
             "What is the best way for me to learn Spanish?",
+            "How old is the Wieliczka salt mine?",
+            "How do I know if I'm dehydrated?",
             "",
         ] {
             assert!(!about_the_asker(q), "{q}");

@@ -14,9 +14,15 @@
 //! the boiler?", "what did we decide about the car?") minus that of its nearest general prompts;
 //! `recall.calibration.form_weight` of it adds to the affinity.
 //!
-//! Both are fixed lists of English (`general_prompts.txt`, `memory_questions.txt`), embedded once per
-//! model and kept in the data directory (`general-<model>.vectors`, written whole and renamed into
-//! place), so a cold command reads 780 KB instead of embedding 500 prompts.
+//! A prompt none of whose words memory uses is either a paraphrase or nonsense ("zzyzx qwertyuiop").
+//! A small model reads a strange sequence of letters as near any note full of names from another
+//! language, and far from every general prompt, so nonsense would seem to lead towards memory. Such
+//! a prompt is also measured against made-up words and keyboard mashes (`nonsense.txt`): its nearest
+//! [`TOP`] of those count as general prompts when they are nearer (see `floor.rs`).
+//!
+//! All three are fixed lists (`general_prompts.txt`, `memory_questions.txt`, `nonsense.txt`), embedded
+//! once per model and kept in the data directory (`general-<model>.vectors`, written whole and renamed
+//! into place), so a cold command reads 840 KB instead of embedding 560 prompts.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -35,6 +41,10 @@ const LIST: &str = include_str!("general_prompts.txt");
 /// decide about the car?"), one per line; `#` starts a comment.
 const QUESTIONS: &str = include_str!("memory_questions.txt");
 
+/// Made-up words, keyboard mashes and filler ("asdf", "what is a glorpnik?"), one per line; `#` starts
+/// a comment.
+const NONSENSE: &str = include_str!("nonsense.txt");
+
 fn lines(text: &'static str) -> Vec<&'static str> {
     text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
 }
@@ -49,13 +59,20 @@ pub(crate) fn questions() -> Vec<&'static str> {
     lines(QUESTIONS)
 }
 
-/// How near a query comes to the general prompts, and to the memory questions.
+/// The made-up prompts.
+pub(crate) fn nonsense() -> Vec<&'static str> {
+    lines(NONSENSE)
+}
+
+/// How near a query comes to the general prompts, to the memory questions and to nonsense.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Nearness {
     /// Mean cosine similarity to its [`TOP`] nearest general prompts.
     pub general: f32,
     /// Mean cosine similarity to its [`TOP`] nearest memory questions.
     pub questions: f32,
+    /// Mean cosine similarity to its [`TOP`] nearest made-up prompts.
+    pub nonsense: f32,
 }
 
 /// The general prompts' vectors under one model, embedded on first use (and read from the cache
@@ -72,15 +89,14 @@ impl GeneralPrompts {
         GeneralPrompts { cache_dir, vectors: OnceLock::new() }
     }
 
-    /// The mean cosine similarity of `query` to its [`TOP`] nearest general prompts, and to its
-    /// [`TOP`] nearest memory questions.
+    /// The mean cosine similarity of `query` to its [`TOP`] nearest general prompts, to its [`TOP`]
+    /// nearest memory questions and to its [`TOP`] nearest made-up prompts.
     pub fn similarity(&self, embedder: &dyn Embedder, query: &[f32]) -> Result<Nearness, String> {
         let vectors = self.vectors(embedder)?;
-        let (general, questions) = vectors.split_at(prompts().len().min(vectors.len()));
-        Ok(Nearness {
-            general: top_mean(general.iter().map(|v| cosine(query, v))),
-            questions: top_mean(questions.iter().map(|v| cosine(query, v))),
-        })
+        let (general, rest) = vectors.split_at(prompts().len().min(vectors.len()));
+        let (questions, nonsense) = rest.split_at(questions().len().min(rest.len()));
+        let near = |list: &[Vec<f32>]| top_mean(list.iter().map(|v| cosine(query, v)));
+        Ok(Nearness { general: near(general), questions: near(questions), nonsense: near(nonsense) })
     }
 
     /// Embeds the prompts (or reads them) once.
@@ -88,7 +104,7 @@ impl GeneralPrompts {
         self.vectors
             .get_or_init(|| {
                 let file = self.cache_dir.as_deref().map(|d| cache_file(d, embedder.model_id()));
-                let list: Vec<&str> = prompts().into_iter().chain(questions()).collect();
+                let list: Vec<&str> = prompts().into_iter().chain(questions()).chain(nonsense()).collect();
                 let stamp = stamp(&list, embedder.dim());
                 if let Some(v) = file.as_deref().and_then(|f| read(f, &stamp, embedder.dim(), list.len())) {
                     return Ok(v);
@@ -208,11 +224,13 @@ mod tests {
 
     #[test]
     fn the_lists_are_sizeable_and_distinct() {
-        let (general, questions) = (prompts(), questions());
+        let (general, questions, nonsense) = (prompts(), questions(), nonsense());
         assert!(general.len() >= 200, "{}", general.len());
         assert!(questions.len() >= 250, "{}", questions.len());
-        assert!(general.iter().chain(&questions).all(|p| !p.starts_with('#')));
-        assert!(!general.iter().any(|p| questions.contains(p)));
+        assert!(nonsense.len() >= 30, "{}", nonsense.len());
+        assert!(general.iter().chain(&questions).chain(&nonsense).all(|p| !p.starts_with('#')));
+        assert!(!general.iter().any(|p| questions.contains(p) || nonsense.contains(p)));
+        assert!(!questions.iter().any(|p| nonsense.contains(p)));
     }
 
     #[test]
@@ -228,13 +246,14 @@ mod tests {
         };
         assert_eq!(near.general, by_hand(prompts()));
         assert_eq!(near.questions, by_hand(questions()));
+        assert_eq!(near.nonsense, by_hand(nonsense()));
     }
 
     #[test]
     fn vectors_are_embedded_once_and_kept_for_the_next_process() {
         let dir = tempfile::tempdir().unwrap();
         let e = Counting(Default::default());
-        let n = prompts().len() + questions().len();
+        let n = prompts().len() + questions().len() + nonsense().len();
         let first = GeneralPrompts::new(Some(dir.path().to_owned()));
         let s = first.similarity(&e, &[1.0, 0.0]).unwrap();
         first.similarity(&e, &[0.0, 1.0]).unwrap();

@@ -127,12 +127,22 @@ pub(super) struct Affinity {
     /// Mean cosine similarity of the query to its nearest memory questions (questions people ask of
     /// their own notes, in general words).
     pub(super) questions: f32,
+    /// Mean cosine similarity of the query to its nearest made-up prompts ("asdf", "what is a
+    /// glorpnik?").
+    pub(super) nonsense: f32,
     /// Similarity of the query to its nearest chunk in scope counting lines (a chunk is as near as
     /// its nearest line).
     pub(super) line: f32,
 }
 
 impl Affinity {
+    /// The same query measured as one most of whose words memory lacks: its nearest made-up prompts
+    /// count as general prompts when they are nearer (nonsense sits far from every general prompt,
+    /// and near notes full of names from another language).
+    pub(super) fn with_unknown_words(self) -> Affinity {
+        Affinity { general: self.general.max(self.nonsense), ..self }
+    }
+
     /// Memory's lead over the general prompts.
     pub(super) fn lead(&self) -> f32 {
         self.memory - self.general

@@ -102,11 +102,13 @@ impl Recaller {
                         // (measured on lines, every question comes nearer memory, off-topic ones too).
                         match v.general.similarity(&*v.embedder, &qv) {
                             Ok(near) => {
-                                let (general, questions) = (near.general, near.questions);
+                                let (general, questions, nonsense) =
+                                    (near.general, near.questions, near.nonsense);
                                 let memory = top_mean(top.iter().map(|(_, c, _)| *c));
                                 let nearest = top.iter().map(|(_, c, _)| *c).fold(0.0, f32::max);
                                 let line = top.iter().map(|(_, _, l)| *l).fold(0.0, f32::max);
-                                found.affinity = Some(Affinity { memory, nearest, general, questions, line });
+                                found.affinity =
+                                    Some(Affinity { memory, nearest, general, questions, nonsense, line });
                             }
                             Err(e) => found.warnings.push(e),
                         }
