@@ -54,7 +54,7 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     if advice {
         return false;
     }
-    // "mine" and "ours" as pronouns ("a friend of mine", "is the blue one ours?"), not "the salt mine".
+    // "mine" and "ours" as pronouns ("a friend of mine", "which one is ours?"), not "the salt mine".
     let possessive = words.iter().enumerate().any(|(i, w)| match *w {
         "my" | "our" => true,
         "mine" | "ours" => i > 0 && matches!(words[i - 1], "of" | "is" | "are" | "was" | "were"),
@@ -68,7 +68,21 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     );
     let contracted = wh
         && words.iter().any(|w| {
-            matches!(w.replace('’', "'").as_str(), "i'm" | "i've" | "i'd" | "we're" | "we've" | "we'd")
+            matches!(
+                *w,
+                "i'm"
+                    | "i've"
+                    | "i'd"
+                    | "we're"
+                    | "we've"
+                    | "we'd"
+                    | "i’m"
+                    | "i’ve"
+                    | "i’d"
+                    | "we’re"
+                    | "we’ve"
+                    | "we’d"
+            )
         });
     let asked = words.windows(2).any(|p| ASKER_AUXILIARIES.contains(&p[0]) && asker(p[1]));
     let you_me = words.contains(&"you") && words.iter().any(|w| matches!(*w, "me" | "us"));
