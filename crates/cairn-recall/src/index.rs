@@ -18,10 +18,11 @@ use tantivy::{Index, IndexSettings, TantivyDocument, Term};
 
 use crate::analyzer::{CairnTokenizer, TOKENIZER_NAME};
 use crate::error::{Error, Result};
+use crate::implied::implied_words;
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";
@@ -387,6 +388,11 @@ impl ChunkWriter {
                 doc.add_text(f.title, tags.join(" "));
             }
             doc.add_text(f.body, &chunk.text);
+            let implied = implied_words(&chunk.text);
+            if !implied.is_empty() {
+                // A second body value: searched, never shown (`set_stored` keeps the first).
+                doc.add_text(f.body, implied);
+            }
             if let Some(ctx) = item.context() {
                 doc.add_text(f.context, ctx);
             }
@@ -524,7 +530,8 @@ fn set_stored(hit: &mut Hit, title: &mut bool, id: u32, value: Stored) {
             hit.title = s;
             *title = true;
         }
-        Stored::Str(s) if id == FieldId::BODY => hit.text = s,
+        // The first body value is the text; a second one holds the words it implies.
+        Stored::Str(s) if id == FieldId::BODY && hit.text.is_empty() => hit.text = s,
         Stored::Str(s) if id == FieldId::TAGS => hit.tags.push(s),
         Stored::Str(s) if id == FieldId::PROVENANCE => {
             if let Ok(p) = serde_json::from_str(&s) {

@@ -66,6 +66,7 @@
 mod analyzer;
 mod error;
 pub mod eval;
+mod implied;
 mod index;
 mod recall;
 mod stats;

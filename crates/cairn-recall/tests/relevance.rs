@@ -143,6 +143,41 @@ fn a_query_about_a_note_passes_the_floor() {
 }
 
 #[test]
+fn contact_details_answer_the_words_they_imply() {
+    // The notes never write "email" or "phone"; other notes use both words, so they are not rare.
+    let mut items = workspace();
+    items.push(note(
+        "lena",
+        Audience::Private,
+        "Lena Marsh",
+        "Landlady of the flat on Kirkgate. lena.marsh@example.org, (919) 555-0190.",
+        UNDATED,
+    ));
+    items.push(note(
+        "council",
+        Audience::Private,
+        "Council tax",
+        "Answered the council's email about the change of address; phone them if the bill is wrong.",
+        UNDATED,
+    ));
+    items.push(note(
+        "laptop",
+        Audience::Private,
+        "New phone",
+        "Moved the email accounts and the address book to the new phone; the number stayed the same.",
+        UNDATED,
+    ));
+    let (_d, r) = build(&items, RecallSettings::default());
+    for q in ["What is Lena Marsh's email address?", "What's Lena Marsh's phone number?"] {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert_eq!(ids(&res).first(), Some(&"lena"), "{q}: {:?} {:?}", ids(&res), res.relevance);
+        let hit = &res.hits[0];
+        assert!(hit.why.terms.iter().any(|t| t == "email" || t == "phone"), "{q}: {:?}", hit.why.terms);
+        assert!(!hit.text.contains("telephone"), "the implied words are never shown: {}", hit.text);
+    }
+}
+
+#[test]
 fn the_floor_holds_whatever_the_fusion() {
     // Min-max stretches the weak match to 1 in the ranking; relevance is still on its absolute scale.
     for fusion in [Fusion::Weighted, Fusion::Calibrated, Fusion::Rrf { k: 60.0 }] {
