@@ -210,7 +210,7 @@ const FLOORS: &[Floors] = &[
         offtopic: 0.94,
         paraphrase_empty: 0.04,
         no_model_offtopic: 0.95,
-        no_model_hit: &[("lexical", 0.9), ("temporal", 0.9)],
+        no_model_hit: &[("lexical", 0.95), ("temporal", 0.9)],
     },
     Floors {
         set: "relevance-2",

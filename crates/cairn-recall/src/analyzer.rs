@@ -1,6 +1,7 @@
 //! Text analysis shared by indexing and querying: one tokenizer for every script.
 //!
-//! - Unicode word segmentation (UAX #29), lowercasing.
+//! - Unicode word segmentation (UAX #29), lowercasing, Latin letters folded to their base letter
+//!   (`Zoë Müller` = `Zoe Muller`, `Łódź` = `Lodz`: people type names without their accents).
 //! - Latin and other alphabetic scripts: a small English stop-word list and the Snowball English stemmer.
 //! - CJK (Han, Hiragana, Katakana, Hangul): each run of CJK characters becomes overlapping character
 //!   bigrams (a run of one character becomes a unigram), so Chinese, Japanese and Korean text is searchable
@@ -9,6 +10,7 @@
 use std::sync::OnceLock;
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The name the tokenizer is registered under in the index.
@@ -147,7 +149,8 @@ fn emit_word(
         match c {
             // Typographic apostrophes behave like ASCII ones (`Caroline’s` = `Caroline's`).
             '\u{2019}' | '\u{2018}' | '\u{02BC}' => lower.push('\''),
-            c => lower.extend(c.to_lowercase()),
+            c if c.is_ascii() => lower.push(c.to_ascii_lowercase()),
+            c => c.to_lowercase().for_each(|l| fold_latin(l, lower)),
         }
     }
     let trimmed = lower.trim_matches('\'');
@@ -181,6 +184,36 @@ fn emit_word(
         }
     }
     emit(trimmed, from, to);
+}
+
+/// Pushes `c` (lowercase) onto `out`, a Latin letter with diacritics as its base letter (`ë` → `e`,
+/// `ł` → `l`, `ß` → `ss`, `æ` → `ae`); letters of other scripts (Greek, Cyrillic, …) as they are.
+fn fold_latin(c: char, out: &mut String) {
+    if !matches!(c, '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}') {
+        out.push(c);
+        return;
+    }
+    let folded = match c {
+        'ł' => "l",
+        'ø' => "o",
+        'đ' | 'ð' => "d",
+        'ħ' => "h",
+        'ı' => "i",
+        'ŧ' => "t",
+        'ß' => "ss",
+        'æ' => "ae",
+        'œ' => "oe",
+        'þ' => "th",
+        _ => {
+            decompose_canonical(c, |d| {
+                if !is_combining_mark(d) {
+                    out.push(d);
+                }
+            });
+            return;
+        }
+    };
+    out.push_str(folded);
 }
 
 /// Entries kept in the per-thread stem memo before it is cleared.
@@ -363,9 +396,19 @@ mod tests {
         check("The Dogs are RUNNING quickly!", &["dog", "run", "quick"]);
         check("Caroline’s adoption agencies", &["carolin", "adopt", "agenc"]);
         check("p99 latency: 4.1 ms", &["p99", "latenc", "4.1", "ms"]);
-        check("Ünïcödé Straße", &["ünïcödé", "straße"]);
+        check("Ünïcödé Straße", &["unicod", "strass"]);
         check("", &[]);
         check("the of and", &[]);
+    }
+
+    #[test]
+    fn latin_letters_fold_to_their_base() {
+        check("Zoë Müller, Café Lumière", &["zoe", "muller", "cafe", "lumier"]);
+        check("Zoe Muller, Cafe Lumiere", &["zoe", "muller", "cafe", "lumier"]);
+        check("Łódź, Kraków, Øresund, Ærø", &["lodz", "krakow", "oresund", "aero"]);
+        check("Þórður Ðoan", &["thordur", "doan"]);
+        // Other scripts keep their letters.
+        check("Москва Αθήνα", &["москва", "αθήνα"]);
     }
 
     #[test]

@@ -178,6 +178,35 @@ fn contact_details_answer_the_words_they_imply() {
 }
 
 #[test]
+fn names_typed_without_their_accents_find_the_note() {
+    let mut items = workspace();
+    items.push(note(
+        "zoe",
+        Audience::Private,
+        "Zoë Müller",
+        "Owner of Café Lumière on Ninth Street; from Zürich; her partner is Renée.",
+        UNDATED,
+    ));
+    items.push(note(
+        "lodz",
+        Audience::Private,
+        "Trip to Łódź",
+        "Two nights in Łódź with Paweł; the Księży Młyn lofts.",
+        UNDATED,
+    ));
+    let (_d, r) = build(&items, RecallSettings::default());
+    for (q, id) in [
+        ("who is Zoe Muller?", "zoe"),
+        ("who owns cafe lumiere", "zoe"),
+        ("Zoë Müller", "zoe"),
+        ("when did we go to Lodz with Pawel?", "lodz"),
+    ] {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert_eq!(ids(&res).first(), Some(&id), "{q}: {:?} {:?}", ids(&res), res.relevance);
+    }
+}
+
+#[test]
 fn the_floor_holds_whatever_the_fusion() {
     // Min-max stretches the weak match to 1 in the ranking; relevance is still on its absolute scale.
     for fusion in [Fusion::Weighted, Fusion::Calibrated, Fusion::Rrf { k: 60.0 }] {
