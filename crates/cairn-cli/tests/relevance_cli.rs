@@ -214,11 +214,11 @@ const FLOORS: &[Floors] = &[
     },
     Floors {
         set: "relevance-2",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.88), ("multi", 0.95), ("paraphrase", 0.6)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.6)],
         offtopic: 0.85,
         paraphrase_empty: 0.15,
         no_model_offtopic: 0.88,
-        no_model_hit: &[("lexical", 0.85), ("temporal", 0.9)],
+        no_model_hit: &[("lexical", 0.85), ("temporal", 0.95)],
     },
 ];
 

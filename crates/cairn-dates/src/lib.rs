@@ -94,7 +94,8 @@
 //! word ("it may last year after year", "will prices fall this year?" are verbs). "second" only
 //! counts in a form ("the second week of March").
 //! Bare numbers, times of day (`10:30`, `3pm`), decimals, versions, "recently" and "lately" are left
-//! alone, as is anything relative to an event ("after the launch"). "my mother's day off", "the
+//! alone, as is anything relative to an event ("after the launch"): [`event_relative`] finds the
+//! forms that name one ("the day after I got back from Lisbon"), whose dates only memory knows. "my mother's day off", "the
 //! first quarter of the game" and "one week on, the other week off" are not dates either. Other words
 //! are taken at their word: "June" is the month even when it is a name, "Christmas tree" names
 //! Christmas.
@@ -104,6 +105,7 @@
 mod absolute;
 mod anchor;
 mod calendar;
+mod event;
 mod holidays;
 mod lexicon;
 mod locale;
@@ -119,6 +121,7 @@ use std::ops::Range;
 
 use jiff::civil::Date;
 
+pub use crate::event::{Edge, EventRelative, event_relative};
 pub use crate::holidays::{Holiday, holidays};
 pub use crate::locale::Locale;
 

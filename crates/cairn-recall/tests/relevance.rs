@@ -245,6 +245,51 @@ fn dates_in_the_prompt_find_the_days_they_name() {
 }
 
 #[test]
+fn days_counted_from_a_trip_come_from_the_note_that_dates_it() {
+    let mut items = workspace();
+    items.push(note(
+        "lisbon",
+        Audience::Private,
+        "Lisbon trip",
+        "# Lisbon, March 2026\n\nFlew out on 2026-03-15, back on 2026-03-22 (Sunday to Sunday). Fado on 1 June.",
+        UNDATED,
+    ));
+    // A day that mentions Lisbon more often, but not when the trip was: the trip note tells better.
+    items.push(note(
+        "planning",
+        Audience::Private,
+        "Lisbon",
+        "Lisbon, Lisbon: booked Lisbon.",
+        noon(2026, 2, 20),
+    ));
+    let (_d, r) = build(&items, RecallSettings::default());
+    for (q, day, phrase) in [
+        (
+            "What did I do the day after I got back from Lisbon?",
+            "2026-03-23",
+            "the day after I got back from Lisbon",
+        ),
+        (
+            "What was I doing the day before we flew to Lisbon?",
+            "2026-03-14",
+            "the day before we flew to Lisbon",
+        ),
+    ] {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert_eq!(res.query_dates, [format!("{phrase}: {day}..{day}")], "{q}");
+        assert_eq!(ids(&res).first(), Some(&day), "{q}: {:?}", ids(&res));
+        assert_eq!(res.hits[0].why.date.as_deref(), Some(format!("{day} in '{phrase}'").as_str()));
+    }
+    // Out of the trip note's scope its dates are unknown: no day is counted from it.
+    let res = ask(&r, "What did I do the day after I got back from Lisbon?", Scope::public_only(None), NOW());
+    assert!(res.query_dates.is_empty(), "{:?}", res.query_dates);
+    // Without the event's dates in memory, nothing is made up.
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    let res = ask(&r, "What did I do the day after I got back from Lisbon?", Scope::owner(None), NOW());
+    assert!(res.query_dates.is_empty(), "{:?}", res.query_dates);
+}
+
+#[test]
 fn the_date_lane_keeps_to_the_scope() {
     let (_d, r) = build(&workspace(), RecallSettings::default());
     let res = ask(&r, "what did I do in mid-March?", Scope::public_only(None), NOW());

@@ -522,7 +522,10 @@ impl Recaller {
         let (query_vec, vector_weight) = self.vector_step(&searcher, q, &mut found, pool, pending);
         let query_tags = self.tag_step(&searcher, q, &mut found, pool);
         let dates = if s.lane_on(lane::DATE) {
-            QueryDates::of(&q.text, q.now, &lanes::date::locales(&s.holidays))
+            let locales = lanes::date::locales(&s.holidays);
+            let mut dates = QueryDates::of(&q.text, q.now, &locales);
+            self.event_dates(&searcher, q, &locales, &mut dates);
+            dates
         } else {
             QueryDates::default()
         };

@@ -11,9 +11,10 @@ use cairn_core::{LaneStatus, Millis, UNDATED};
 use cairn_dates::{DateRange, Locale};
 use tantivy::{DocAddress, Searcher};
 
+use super::lexical::Scoring;
 use super::{Found, SegmentScope};
 use crate::error::{Error, Result};
-use crate::index::{F_CREATED_AT, F_ORDER_KEY};
+use crate::index::{F_CREATED_AT, F_ORDER_KEY, StoredHit};
 use crate::recall::topn::Scored;
 use crate::recall::{RecallQuery, Recaller, lane};
 
@@ -35,6 +36,16 @@ pub(in crate::recall) struct QueryDate {
     weight: f32,
 }
 
+impl QueryDate {
+    fn of(r: DateRange) -> Option<Self> {
+        let (first, last) = (day_number(r.start)?, day_number(r.end)?);
+        let anchor = r.anchor.and_then(day_number);
+        let present = PRESENT.iter().any(|p| r.phrase.eq_ignore_ascii_case(p));
+        let weight = if present { 0.4 } else { 1.0 };
+        Some(QueryDate { first, last, anchor, phrase: r.phrase.clone(), range: r, weight })
+    }
+}
+
 /// Phrases about the present moment: "how are you today?" is small talk more often than a question
 /// about memory, so a day they name ranks first but is not relevant on its own (its fit is below the
 /// default relevance floor).
@@ -49,21 +60,9 @@ impl QueryDates {
     /// is the user's yesterday), with the holidays of `locales`. Items' days are the civil dates they
     /// say (stored as midnight UTC).
     pub(in crate::recall) fn of(text: &str, now: Millis, locales: &[Locale]) -> Self {
-        let Ok(ts) = jiff::Timestamp::from_millisecond(now) else { return QueryDates::default() };
-        let reference = ts.to_zoned(jiff::tz::TimeZone::system()).date();
+        let Some(reference) = reference_day(now) else { return QueryDates::default() };
         let ranges = cairn_dates::resolve(text, reference, locales);
-        QueryDates(
-            ranges
-                .into_iter()
-                .filter_map(|r| {
-                    let (first, last) = (day_number(r.start)?, day_number(r.end)?);
-                    let anchor = r.anchor.and_then(day_number);
-                    let present = PRESENT.iter().any(|p| r.phrase.eq_ignore_ascii_case(p));
-                    let weight = if present { 0.4 } else { 1.0 };
-                    Some(QueryDate { first, last, anchor, phrase: r.phrase.clone(), range: r, weight })
-                })
-                .collect(),
-        )
+        QueryDates(ranges.into_iter().filter_map(QueryDate::of).collect())
     }
 
     pub(in crate::recall) fn is_empty(&self) -> bool {
@@ -142,7 +141,104 @@ pub(in crate::recall) fn locales(names: &[String]) -> Vec<Locale> {
     names.iter().filter_map(|n| n.parse().ok()).collect()
 }
 
+/// The query's reference day: the day of `now` in the system's time zone.
+fn reference_day(now: Millis) -> Option<jiff::civil::Date> {
+    let ts = jiff::Timestamp::from_millisecond(now).ok()?;
+    Some(ts.to_zoned(jiff::tz::TimeZone::system()).date())
+}
+
+/// Chunks whose dates may give an event's: the best lexical matches of its name.
+const EVENT_POOL: usize = 5;
+
+/// The longest an event may last, in days: a chunk whose dates spread wider tells of more than one.
+const EVENT_DAYS: i64 = 45;
+
+/// Ranges that name a day or two ("2026-04-19", "Saturday 25 October"), not a month or a season.
+const EVENT_RANGE_DAYS: i64 = 2;
+
+/// When the event a chunk tells of ran, first and last day, and how it knows: [`Told::Span`] from the
+/// days the chunk names (those with their year when it writes any; a month or a season named, as in
+/// a heading "Lisbon, April 2026", does not count), [`Told::Day`] when it names one, [`Told::Dated`] from the chunk's own day when it names
+/// none. `None` when it names days more than [`EVENT_DAYS`] apart, or none and is undated.
+fn event_span(
+    hit: &cairn_core::Hit,
+    reference: jiff::civil::Date,
+    locales: &[Locale],
+) -> Option<(Told, jiff::civil::Date, jiff::civil::Date)> {
+    let short: Vec<DateRange> = cairn_dates::resolve(&hit.text, reference, locales)
+        .into_iter()
+        .filter(|r| r.start.until(r.end).is_ok_and(|s| i64::from(s.get_days()) < EVENT_RANGE_DAYS))
+        .collect();
+    // Days with their year say when; "Saturday to Saturday" or "1 November" beside them would be
+    // read against the query's day, not the note's.
+    let dated: Vec<&DateRange> = short.iter().filter(|r| names_year(&r.phrase)).collect();
+    let days: Vec<&DateRange> = if dated.is_empty() { short.iter().collect() } else { dated };
+    let (Some(start), Some(end)) = (days.iter().map(|r| r.start).min(), days.iter().map(|r| r.end).max())
+    else {
+        let day = date_of_day(day_of(hit.created_at)?)?;
+        return Some((Told::Dated, day, day));
+    };
+    let spread = day_number(end)? - day_number(start)?;
+    let told = if spread > 0 { Told::Span } else { Told::Day };
+    (spread <= EVENT_DAYS).then_some((told, start, end))
+}
+
+/// Whether a date expression writes its year (four digits in a row).
+fn names_year(phrase: &str) -> bool {
+    phrase.as_bytes().windows(4).any(|w| w.iter().all(u8::is_ascii_digit))
+}
+
+/// How a chunk tells when an event ran, best first: a note that gives its first and last day ("out on
+/// 2026-04-14, back on 2026-04-19") over one that names a single day, over a dated note that only
+/// mentions it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Told {
+    Span,
+    Day,
+    Dated,
+}
+
 impl Recaller {
+    /// The days the query counts from an event it names ("the day after I got back from Lisbon",
+    /// [`cairn_dates::event_relative`]), added to `dates`: the event's dates come from the one of
+    /// the best lexical matches of its name, in the query's scope, that tells best when it ran
+    /// ([`event_span`]).
+    pub(in crate::recall) fn event_dates(
+        &self,
+        searcher: &Searcher,
+        q: &RecallQuery,
+        locales: &[Locale],
+        dates: &mut QueryDates,
+    ) {
+        let Some(e) = cairn_dates::event_relative(&q.text) else { return };
+        let Some(reference) = reference_day(q.now) else { return };
+        let terms = self.query_terms(searcher, &e.event);
+        if terms.is_empty() {
+            return;
+        }
+        let Ok((top, _)) = self.lexical(searcher, &terms, &q.scope, EVENT_POOL, false, Scoring::Auto) else {
+            return;
+        };
+        // The best told of the best matches; among equals, the better match.
+        let told = top
+            .iter()
+            .filter_map(|c| searcher.doc::<StoredHit>(c.addr).ok())
+            .filter_map(|StoredHit(hit)| event_span(&hit, reference, locales))
+            .enumerate()
+            .min_by_key(|(rank, (told, ..))| (*told, *rank));
+        let Some((_, (_, start, end))) = told else { return };
+        if let Some((first, last, base)) = e.days(start, end) {
+            let range = DateRange {
+                start: first,
+                end: last,
+                phrase: e.phrase.clone(),
+                span: e.span.clone(),
+                anchor: Some(base),
+            };
+            dates.0.extend(QueryDate::of(range));
+        }
+    }
+
     /// The date lane of one recall: its report, and up to `pool` chunks in scope dated within the
     /// query's ranges as candidates (in chunk-id key order). The fit of every candidate, whichever
     /// lane found it, comes in [`Recaller::annotate`].

@@ -350,7 +350,7 @@ impl Recaller {
     /// document: scored term at a time ([`taat`]), or by block-max WAND when the query's postings are
     /// very many or a project filter drives the search (its pool then rescored in clause order,
     /// [`rescore`]). Also returns each term's idf ([`term_idf`]), in term order.
-    fn lexical(
+    pub(in crate::recall) fn lexical(
         &self,
         searcher: &Searcher,
         terms: &[QueryTerm],

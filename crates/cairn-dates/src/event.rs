@@ -1,0 +1,366 @@
+//! Days counted from an event the prompt names instead of a date: "the day after I got back from
+//! Lisbon", "the day before we flew to Kraków", "two days after we arrived in Porto". The prompt
+//! does not say when the event was; memory does ("back on 2026-04-19"). [`event_relative`] finds
+//! the expression and what it counts from; [`EventRelative::days`] turns the event's dates, once
+//! found, into the days asked about.
+
+use std::ops::Range;
+
+use jiff::ToSpan;
+use jiff::civil::Date;
+
+/// Which end of the event the days count from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// Its first day: "before we flew to", "after we arrived in".
+    Start,
+    /// Its last day: "after I got back from".
+    End,
+}
+
+/// An expression that counts days from an event, found in a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRelative {
+    /// The expression as written, e.g. "the day after I got back from Lisbon".
+    pub phrase: String,
+    /// Where the expression is in the prompt, in bytes.
+    pub span: Range<usize>,
+    /// The event's words as written ("Lisbon", "Bristol for the offsite"): what to look up.
+    pub event: String,
+    /// The end of the event the days count from.
+    pub edge: Edge,
+    /// Days from that end to the nearest day asked about: positive after it, negative before it.
+    pub offset: i64,
+    /// How many days are asked about (1 for "the day after", 7 for "the week after").
+    pub length: i64,
+}
+
+impl EventRelative {
+    /// The days asked about (first, last) and the day they count from, for an event that ran from
+    /// `start` to `end`.
+    pub fn days(&self, start: Date, end: Date) -> Option<(Date, Date, Date)> {
+        let base = match self.edge {
+            Edge::Start => start,
+            Edge::End => end,
+        };
+        let near = base.checked_add(self.offset.days()).ok()?;
+        let far = near.checked_add((self.offset.signum() * (self.length - 1)).days()).ok()?;
+        Some((near.min(far), near.max(far), base))
+    }
+}
+
+/// Verbs of coming back: the days count from the event's last day.
+const RETURNS: &[&[&str]] = &[
+    &["got", "back"],
+    &["get", "back"],
+    &["came", "back"],
+    &["come", "back"],
+    &["flew", "back"],
+    &["fly", "back"],
+    &["drove", "back"],
+    &["arrived", "back"],
+    &["were", "back"],
+    &["was", "back"],
+    &["got", "home"],
+    &["came", "home"],
+    &["flew", "home"],
+    &["returned"],
+    &["return"],
+];
+
+/// Verbs of setting out or arriving: the days count from the event's first day.
+const LEAVES: &[&[&str]] = &[
+    &["flew", "out"],
+    &["set", "off"],
+    &["flew"],
+    &["fly"],
+    &["went"],
+    &["go"],
+    &["travelled"],
+    &["traveled"],
+    &["travel"],
+    &["headed"],
+    &["head"],
+    &["drove"],
+    &["drive"],
+    &["left"],
+    &["leave"],
+    &["departed"],
+    &["arrived"],
+    &["arrive"],
+    &["got"],
+];
+
+/// Who may do the going: a pronoun, or a capitalised name (checked apart).
+const SUBJECTS: &[&str] = &["i", "we", "he", "she", "they", "you"];
+
+/// Small counts written as words.
+const COUNTS: &[(&str, i64)] = &[
+    ("a", 1),
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+];
+
+/// Words that end an event's name.
+const EVENT_STOPS: &[&str] =
+    &["and", "but", "or", "what", "when", "where", "who", "which", "how", "did", "was", "were"];
+
+/// Words dropped from the front of an event's name.
+const EVENT_LEAD: &[&str] = &["the", "my", "our", "a", "an", "his", "her", "their"];
+
+/// The longest event name, in words.
+const EVENT_WORDS: usize = 5;
+
+/// A word of the prompt: its text (lowercase) and where it is.
+struct Word {
+    lower: String,
+    span: Range<usize>,
+    capital: bool,
+}
+
+fn words(prompt: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in prompt.char_indices().chain(std::iter::once((prompt.len(), ' '))) {
+        let part = c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
+        match (part, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                let text = prompt[s..i].trim_end_matches(['\'', '\u{2019}']);
+                if !text.is_empty() {
+                    out.push(Word {
+                        lower: text.to_lowercase(),
+                        span: s..s + text.len(),
+                        capital: text.chars().next().is_some_and(char::is_uppercase),
+                    });
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The first expression in `prompt` that counts days from an event: "the day/morning/evening after",
+/// "N days before", "the week after", "a week before" (or "after"/"before" alone: the week after or
+/// before), then who went ("I", "we", a name), a verb of coming back ("got back from", "returned
+/// from", "came home from") or of setting out ("flew to", "went to", "left for", "arrived in"), and the
+/// event's name up to the end of the clause.
+pub fn event_relative(prompt: &str) -> Option<EventRelative> {
+    let w = words(prompt);
+    (0..w.len()).find_map(|i| at(prompt, &w, i))
+}
+
+fn at(prompt: &str, w: &[Word], i: usize) -> Option<EventRelative> {
+    let sign = match w[i].lower.as_str() {
+        "after" => 1,
+        "before" => -1,
+        _ => return None,
+    };
+    let (from, offset, length) = amount(w, i);
+    let mut j = i + 1;
+    let subject = w.get(j)?;
+    if !(SUBJECTS.contains(&subject.lower.as_str()) || subject.capital) {
+        return None;
+    }
+    j += 1;
+    if w.get(j).is_some_and(|x| x.lower == "had") {
+        j += 1;
+    }
+    let (edge, verb) =
+        [(Edge::End, RETURNS), (Edge::Start, LEAVES)].into_iter().find_map(|(edge, verbs)| {
+            verbs
+                .iter()
+                .find(|v| {
+                    v.iter().enumerate().all(|(k, word)| w.get(j + k).is_some_and(|x| x.lower == *word))
+                })
+                .map(|v| (edge, v.len()))
+        })?;
+    j += verb;
+    let preposition = w.get(j)?.lower.as_str();
+    let fits = match edge {
+        Edge::End => preposition == "from",
+        Edge::Start => matches!(preposition, "to" | "for" | "in" | "at" | "into"),
+    };
+    if !fits {
+        return None;
+    }
+    j += 1;
+    while w.get(j).is_some_and(|x| EVENT_LEAD.contains(&x.lower.as_str())) {
+        j += 1;
+    }
+    let first = j;
+    let mut last = None;
+    while j < w.len() && j - first < EVENT_WORDS && !EVENT_STOPS.contains(&w[j].lower.as_str()) {
+        if j > first && prompt[w[j - 1].span.end..w[j].span.start].contains([',', '.', ';', ':', '?', '!']) {
+            break;
+        }
+        last = Some(j);
+        j += 1;
+    }
+    let last = last?;
+    let span = w[from].span.start..w[last].span.end;
+    Some(EventRelative {
+        phrase: prompt[span.clone()].to_owned(),
+        span,
+        event: prompt[w[first].span.start..w[last].span.end].to_owned(),
+        edge,
+        offset: sign * offset,
+        length,
+    })
+}
+
+/// How far from the event the words before `after`/`before` (at `i`) reach: the index of the first
+/// of them, the days to the nearest day asked about, and how many days are asked about.
+fn amount(w: &[Word], i: usize) -> (usize, i64, i64) {
+    let word = |k: usize| i.checked_sub(k).and_then(|x| w.get(x)).map(|x| x.lower.as_str());
+    match (word(2), word(1)) {
+        (Some("the"), Some("day" | "morning" | "afternoon" | "evening" | "night")) => (i - 2, 1, 1),
+        (Some("the"), Some("week" | "weekend")) => (i - 2, 1, 7),
+        (Some(n), Some("days" | "day")) => match count(n) {
+            Some(n) => (i - 2, n, 1),
+            None => (i, 1, 7),
+        },
+        (Some(n), Some("week" | "weeks")) => match count(n) {
+            Some(n) => (i - 2, 7 * n, 1),
+            None => (i, 1, 7),
+        },
+        _ => (i, 1, 7),
+    }
+}
+
+fn count(word: &str) -> Option<i64> {
+    COUNTS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map(|(_, n)| *n)
+        .or_else(|| word.parse().ok().filter(|n| (1..=60).contains(n)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(y: i16, m: i8, day: i8) -> Date {
+        jiff::civil::date(y, m, day)
+    }
+
+    #[test]
+    fn finds_the_expression_and_its_event() {
+        let cases: &[(&str, &str, &str, Edge, i64, i64)] = &[
+            (
+                "What happened the day after I got back from Lisbon?",
+                "the day after I got back from Lisbon",
+                "Lisbon",
+                Edge::End,
+                1,
+                1,
+            ),
+            (
+                "What was I doing the day before I flew to Bristol for the offsite?",
+                "the day before I flew to Bristol for the offsite",
+                "Bristol for the offsite",
+                Edge::Start,
+                -1,
+                1,
+            ),
+            (
+                "What did I do the day after we got back from Kraków?",
+                "the day after we got back from Kraków",
+                "Kraków",
+                Edge::End,
+                1,
+                1,
+            ),
+            (
+                "two days after we arrived in Porto, what did we eat?",
+                "two days after we arrived in Porto",
+                "Porto",
+                Edge::Start,
+                2,
+                1,
+            ),
+            (
+                "the week before Maria left for the conference",
+                "the week before Maria left for the conference",
+                "conference",
+                Edge::Start,
+                -1,
+                7,
+            ),
+            (
+                "what did we do after we came home from the Lake District",
+                "after we came home from the Lake District",
+                "Lake District",
+                Edge::End,
+                1,
+                7,
+            ),
+            (
+                "a week after I returned from Japan",
+                "a week after I returned from Japan",
+                "Japan",
+                Edge::End,
+                7,
+                1,
+            ),
+        ];
+        for &(prompt, phrase, event, edge, offset, length) in cases {
+            let e = event_relative(prompt).unwrap_or_else(|| panic!("{prompt}"));
+            assert_eq!(
+                (e.phrase.as_str(), e.event.as_str(), e.edge, e.offset, e.length),
+                (phrase, event, edge, offset, length),
+                "{prompt}"
+            );
+            assert_eq!(&prompt[e.span.clone()], phrase);
+        }
+    }
+
+    #[test]
+    fn other_befores_and_afters_are_not_events() {
+        for prompt in [
+            "What did I do the day after Thanksgiving?",
+            "the Sunday before October 25, 2022",
+            "what happened after the meeting?",
+            "before I forget, what's the wifi password?",
+            "after we talked, did Sam reply?",
+            "the day after we got back",
+            "after I went",
+        ] {
+            assert_eq!(event_relative(prompt), None, "{prompt}");
+        }
+    }
+
+    #[test]
+    fn the_days_count_from_the_edge() {
+        let back = event_relative("the day after I got back from Lisbon").unwrap();
+        assert_eq!(
+            back.days(d(2026, 4, 14), d(2026, 4, 19)),
+            Some((d(2026, 4, 20), d(2026, 4, 20), d(2026, 4, 19)))
+        );
+        let out = event_relative("the day before we flew to Kraków").unwrap();
+        assert_eq!(
+            out.days(d(2025, 10, 25), d(2025, 11, 1)),
+            Some((d(2025, 10, 24), d(2025, 10, 24), d(2025, 10, 25)))
+        );
+        let week = event_relative("the week before we flew to Kraków").unwrap();
+        assert_eq!(
+            week.days(d(2025, 10, 25), d(2025, 11, 1)),
+            Some((d(2025, 10, 18), d(2025, 10, 24), d(2025, 10, 25)))
+        );
+        let week = event_relative("in the week after we got back from Kraków").unwrap();
+        assert_eq!(
+            week.days(d(2025, 10, 25), d(2025, 11, 1)),
+            Some((d(2025, 11, 2), d(2025, 11, 8), d(2025, 11, 1)))
+        );
+    }
+}
