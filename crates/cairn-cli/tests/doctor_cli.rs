@@ -55,6 +55,9 @@ impl Run {
     }
 }
 
+/// A relevance calibration set by hand (any value but the default's).
+const CALIBRATED: (&str, &str) = ("CAIRN_RECALL__CALIBRATION__AFFINITY_ZERO", "-0.07");
+
 fn free_addr() -> String {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string()
 }
@@ -85,6 +88,9 @@ impl Doctor {
         cmd.arg("--route-config")
             .arg(&self.route)
             .env("CAIRN_EMBED__MODEL", &self.model)
+            // The tiny model with a calibration of its owner's (the default one was measured for
+            // all-minilm-l6-v2: `model` would warn, as `a_model_without_its_calibration_warns` shows).
+            .env(CALIBRATED.0, CALIBRATED.1)
             .env("CAIRN_SERVE__ADDR", &self.addr)
             .env("OPENCLAW_CONFIG_PATH", self.openclaw_config())
             .env_remove("OPENCLAW_STATE_DIR")
@@ -156,6 +162,18 @@ fn a_healthy_store_is_all_ok_but_the_daemon_and_json_says_the_same() {
         assert!(c["detail"].as_str().is_some_and(|d| !d.is_empty()), "{c}");
         assert_eq!(c["hint"].is_string(), want != "ok", "{c}");
     }
+}
+
+#[test]
+fn a_model_without_its_calibration_warns() {
+    let d = Doctor::new();
+    // The default calibration, measured for another model than this tiny one.
+    let run = d.run_with(&[(CALIBRATED.0, "-0.08")]);
+    run.expect(0, &[("model", "warn"), ("daemon", "warn")]);
+    let line = run.line("model");
+    assert!(line.contains("loads and embeds, but the relevance floor's calibration"), "{}", run.out);
+    assert!(line.contains("measured for all-minilm-l6-v2"), "{}", run.out);
+    assert!(line.contains("hint: measure the model on labelled questions"), "{}", run.out);
 }
 
 #[test]

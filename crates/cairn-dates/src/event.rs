@@ -156,8 +156,17 @@ fn words(prompt: &str) -> Vec<Word> {
 /// from", "came home from") or of setting out ("flew to", "went to", "left for", "arrived in"), and the
 /// event's name up to the end of the clause.
 pub fn event_relative(prompt: &str) -> Option<EventRelative> {
+    // Most prompts hold neither word: skip splitting them.
+    if !(mentions(prompt, "after") || mentions(prompt, "before")) {
+        return None;
+    }
     let w = words(prompt);
     (0..w.len()).find_map(|i| at(prompt, &w, i))
+}
+
+/// Whether `prompt` holds `word` (ASCII, any case) anywhere, even inside a longer word.
+fn mentions(prompt: &str, word: &str) -> bool {
+    prompt.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 fn at(prompt: &str, w: &[Word], i: usize) -> Option<EventRelative> {

@@ -18,6 +18,17 @@ use serde::Serialize;
 
 use crate::open::Engine;
 
+/// Whether the default relevance calibration was measured for the model `id` identifies: the
+/// default model, installed (`all-minilm-l6-v2@1a2b3c4d`) or served under one of its usual names
+/// (`http:all-minilm`, `http:sentence-transformers/all-MiniLM-L6-v2`).
+fn calibrated_for(id: &str) -> bool {
+    let name = id.strip_prefix("http:").unwrap_or(id);
+    let name = name.split('@').next().unwrap_or(name).to_ascii_lowercase();
+    let name = name.strip_prefix("sentence-transformers/").unwrap_or(&name);
+    matches!(name, "all-minilm" | "all-minilm:latest" | "all-minilm:22m" | "all-minilm:l6-v2")
+        || name == cairn_embed::DEFAULT_MODEL
+}
+
 /// How a check came out; ordered from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -323,10 +334,27 @@ impl Engine {
         let id = embedder.model_id().to_owned();
         let dim = embedder.dim();
         match embedder.embed(&["cairn doctor"], EmbedKind::Query) {
-            Ok(v) if v.len() == 1 && v[0].len() == dim => (
-                Check::ok(NAME, format!("`{id}` ({dim} dimensions) loads and embeds")),
-                ModelState::Loaded(embedder),
-            ),
+            Ok(v) if v.len() == 1 && v[0].len() == dim => {
+                let works = format!("`{id}` ({dim} dimensions) loads and embeds");
+                let check = if calibrated_for(&id)
+                    || self.cfg.recall.calibration != cairn_recall::Calibration::default()
+                {
+                    Check::ok(NAME, works)
+                } else {
+                    Check::warn(
+                        NAME,
+                        format!(
+                            "{works}, but the relevance floor's calibration (`recall.calibration`) is the \
+                             one measured for {}: with another model it may inject notes into off-topic \
+                             turns or hold relevant ones back",
+                            cairn_embed::DEFAULT_MODEL
+                        ),
+                        "measure the model on labelled questions (`cairn eval retrieval --workspace …`) and \
+                         set `recall.calibration` (docs/recall.md, \"Another model\")",
+                    )
+                };
+                (check, ModelState::Loaded(embedder))
+            }
             Ok(v) => {
                 let got = v.first().map_or(0, Vec::len);
                 let detail = format!(
@@ -528,6 +556,43 @@ mod tests {
         assert!(check(&checks, "index").detail.starts_with("not checked"));
         assert_eq!(check(&checks, "model").status, CheckStatus::Ok, "embedding is off");
         assert!(!dir.path().join("data").exists(), "the doctor created nothing");
+    }
+
+    #[test]
+    fn a_model_the_calibration_was_not_measured_for_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = dir.path().join("tiny-model");
+        cairn_embed::testing::TinyModel::default().write(&model).unwrap();
+        let mut cfg = EngineConfig::new(dir.path().join("data"));
+        cfg.embed.provider = EmbedProvider::Local;
+        cfg.embed.model = model.display().to_string();
+        let model_check =
+            |cfg: &EngineConfig| check(&Engine::open_lazy(cfg.clone()).doctor(&[]), "model").clone();
+        let c = model_check(&cfg);
+        assert_eq!(c.status, CheckStatus::Warn, "{c:?}");
+        assert!(c.detail.contains("tiny-model@") && c.detail.contains("all-minilm-l6-v2"), "{c:?}");
+        assert!(c.hint.as_deref().unwrap().contains("recall.calibration"), "{c:?}");
+        // Calibrated by hand: the owner measured it.
+        cfg.recall.calibration.affinity_zero = -0.05;
+        assert_eq!(model_check(&cfg).status, CheckStatus::Ok);
+    }
+
+    #[test]
+    fn the_default_model_under_its_usual_names_is_calibrated() {
+        for id in [
+            "all-minilm-l6-v2@53aa5117",
+            "http:all-minilm",
+            "http:all-minilm:22m",
+            "http:sentence-transformers/all-MiniLM-L6-v2",
+            "http:all-MiniLM-L6-v2",
+        ] {
+            assert!(calibrated_for(id), "{id}");
+        }
+        for id in
+            ["tiny-model@0badf00d", "http:nomic-embed-text", "http:all-minilm:33m", "http:bge-small-en-v1.5"]
+        {
+            assert!(!calibrated_for(id), "{id}");
+        }
     }
 
     #[test]
