@@ -202,23 +202,31 @@ struct Floors {
 }
 
 /// The figures of BENCHMARKS.md ("Relevance"), with some room: a change that loses relevance fails
-/// here. The second set was written after the defaults were chosen, as a held-out check.
+/// here. The second and third sets were written after the defaults were chosen, as held-out checks.
 const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.8)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.85)],
         offtopic: 0.94,
-        paraphrase_empty: 0.04,
+        paraphrase_empty: 0.02,
         no_model_offtopic: 0.95,
         no_model_hit: &[("lexical", 0.95), ("temporal", 0.9)],
     },
     Floors {
         set: "relevance-2",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.6)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.63)],
         offtopic: 0.85,
         paraphrase_empty: 0.15,
         no_model_offtopic: 0.88,
         no_model_hit: &[("lexical", 0.85), ("temporal", 0.95)],
+    },
+    Floors {
+        set: "relevance-3",
+        hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.95), ("paraphrase", 0.8)],
+        offtopic: 0.8,
+        paraphrase_empty: 0.1,
+        no_model_offtopic: 0.94,
+        no_model_hit: &[("lexical", 0.75), ("temporal", 0.9)],
     },
 ];
 
@@ -324,7 +332,7 @@ fn made_up_prompts(seed: u64, n: usize) -> Vec<String> {
 /// full of names from another language (the second workspace's Polish ones): before such a prompt was
 /// also measured against made-up prompts, a third of these got a block there.
 #[test]
-fn made_up_words_get_nothing_on_either_workspace() {
+fn made_up_words_get_nothing_on_any_workspace() {
     let Some(model) = model() else { return };
     let dir = tempfile::tempdir().unwrap();
     let queries = dir.path().join("made-up.jsonl");
@@ -334,7 +342,7 @@ fn made_up_words_get_nothing_on_either_workspace() {
         .map(|(i, q)| json!({"id": format!("made-up-{i}"), "kind": "offtopic", "question": q}).to_string())
         .collect();
     std::fs::write(&queries, lines.join("\n")).unwrap();
-    for set in ["relevance", "relevance-2"] {
+    for set in ["relevance", "relevance-2", "relevance-3"] {
         let runs = eval_questions(set, &queries, Some(&model));
         let empty = figure(&runs, "default", "offtopic", "empty");
         assert!(empty >= 0.95, "{set}: made-up prompts with an empty block {empty}");

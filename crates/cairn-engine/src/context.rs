@@ -31,6 +31,10 @@ pub struct ContextRequest {
     pub now: Millis,
     /// Keep lane timings in the receipt (off by default: output is then byte-identical across runs).
     pub timings: bool,
+    /// Memory files the host injects whole into the session (its bootstrap files, such as `USER.md`):
+    /// left out of recall, so what is relevant is judged without them
+    /// ([`RecallQuery::bootstrapped`](cairn_recall::RecallQuery::bootstrapped)).
+    pub bootstrapped: Vec<String>,
 }
 
 impl ContextRequest {
@@ -47,6 +51,7 @@ impl ContextRequest {
             options: AssembleOptions::default(),
             now,
             timings: false,
+            bootstrapped: Vec::new(),
         }
     }
 }
@@ -79,6 +84,21 @@ pub struct Recalled {
 }
 
 impl Recalled {
+    /// Leaves out hits and recent items from the workspace files `bootstrapped` names (root-relative
+    /// paths such as `USER.md`): the host injects those files whole into the session, so a block that
+    /// repeated them would spend the budget twice on the same lines.
+    pub fn without_files(&mut self, bootstrapped: &[String]) {
+        if bootstrapped.is_empty() {
+            return;
+        }
+        let keep = |h: &cairn_core::Hit| match &h.provenance {
+            cairn_core::Provenance::File { path, .. } => !bootstrapped.iter().any(|f| f == path),
+            _ => true,
+        };
+        self.hits.retain(keep);
+        self.recent.retain(keep);
+    }
+
     /// Whether every local lane that ran failed (nothing could be recalled from the store at all);
     /// remote lanes do not count: a failed source leaves the rest as it was.
     pub fn all_failed(&self) -> bool {
@@ -99,6 +119,7 @@ pub fn recall_for(
         Ok(r) => {
             let mut q = RecallQuery::new(req.query.clone(), req.scope.clone(), req.candidates, req.now);
             q.recent_k = req.recent;
+            q.bootstrapped = req.bootstrapped.clone();
             let result = r.recall(&q);
             let mut lanes = result.lanes;
             if !req.timings {

@@ -77,6 +77,6 @@ pub use error::{Error, ErrorKind, Result};
 pub use index::{ChunkWriter, RecallIndex, SCHEMA_VERSION};
 pub use recall::{
     ALL_LANES, COVERAGE_PART, Calibration, DEFAULT_FLOOR, DEFAULT_PERSONAL_FLOOR, ExternalScored, Fusion,
-    LaneWeights, QueryWeights, RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane, lane,
-    score_external,
+    LaneWeights, PROFILE_PART, QueryWeights, RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane,
+    lane, score_external,
 };

@@ -340,3 +340,61 @@ proptest! {
         prop_assert!(res.hits.is_empty(), "{:?} -> {:?}", words, ids(&res));
     }
 }
+
+/// The asker's profile file (`USER.md`): what they said about themselves for the assistant.
+fn profile() -> Item {
+    cairn_test::item("memory-file:USER.md")
+        .project("life")
+        .kind(ItemKind::File)
+        .title("How I like answers")
+        .text("Call me Tam. Celsius first. Say which time zone when it matters.")
+        .audience(Audience::Private)
+        .file("USER.md", 1, 5)
+        .created_at(UNDATED)
+        .build()
+}
+
+#[test]
+fn the_askers_profile_answers_how_to_treat_them_and_nothing_else() {
+    let mut items = workspace();
+    items.push(profile());
+    const USER: &str = "memory-file:USER.md";
+    // No floor: what is a candidate at all.
+    let open = RecallSettings { floor: 0.0, ..RecallSettings::default() };
+    let (_d, r) = build(&items, RecallSettings::default());
+    let (_e, all) = build(&items, open.clone());
+
+    // Asked how to treat the asker, in words the file never uses: it comes first, modestly relevant.
+    for q in
+        ["What nickname should you use for me?", "Which units should you use when telling me the weather?"]
+    {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert_eq!(ids(&res).first(), Some(&USER), "{q}: {:?} {:?}", ids(&res), res.relevance);
+        assert!(
+            res.hits[0].why.lanes.iter().any(|l| l == cairn_recall::PROFILE_PART),
+            "{:?}",
+            res.hits[0].why
+        );
+        let best = res.relevance.best;
+        assert!((0.5..0.75).contains(&best), "{q}: {best}");
+    }
+    // About something else, though sharing its words: not even a candidate.
+    let res = ask(&all, "What time zone is Tokyo in?", Scope::owner(None), NOW());
+    assert!(!ids(&res).contains(&USER), "{:?}", ids(&res));
+    // About the asker: it competes like any note.
+    let res = ask(&all, "What's my time zone?", Scope::owner(None), NOW());
+    assert_eq!(ids(&res).first(), Some(&USER), "{:?}", ids(&res));
+    // Never for a shared audience, where the asker is not the owner, even when the file is public.
+    let mut public = items.clone();
+    public.last_mut().unwrap().audience = Audience::Public;
+    let (_g, shared) = build(&public, open.clone());
+    for q in ["What nickname should you use for me?", "What's my time zone?"] {
+        let res = ask(&shared, q, Scope::public_only(None), NOW());
+        assert!(!ids(&res).contains(&USER), "{q}: {:?}", ids(&res));
+        assert!(!ids(&ask(&shared, q, Scope::owner(None), NOW())).is_empty(), "{q}");
+    }
+    // Switched off: a prompt in words memory lacks gets nothing.
+    let (_f, off) = build(&items, RecallSettings { profile_files: Vec::new(), ..RecallSettings::default() });
+    let res = ask(&off, "What nickname should you use for me?", Scope::owner(None), NOW());
+    assert!(res.hits.is_empty(), "{:?}", ids(&res));
+}

@@ -79,7 +79,7 @@ pub struct HarvestSettings {
 impl Default for HarvestSettings {
     fn default() -> Self {
         Self {
-            include: vec!["MEMORY.md".into(), "memory/**/*.md".into()],
+            include: vec!["MEMORY.md".into(), "USER.md".into(), "memory/**/*.md".into()],
             exclude: vec![],
             public: vec![],
             default_project: cairn_core::DEFAULT_PROJECT.into(),

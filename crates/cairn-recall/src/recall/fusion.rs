@@ -16,6 +16,7 @@ use super::lanes::recency::Decay;
 use super::lanes::tags::TagShares;
 use super::lanes::vector::{VectorLane, line_similarity};
 use super::lanes::{Candidate, Found};
+use super::profile::{PROFILE, PROFILE_PART, PROFILE_WEIGHT};
 use super::{Calibration, Fusion, Recaller, floor, lane, quantize};
 use crate::error::{Error, Result};
 use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS};
@@ -237,6 +238,9 @@ impl Recaller {
             if let Some(d) = date {
                 parts.insert(lane::DATE.to_owned(), d);
             }
+            if c.profile {
+                parts.insert(PROFILE_PART.to_owned(), PROFILE);
+            }
             let w = &s.weights;
             let score = match s.fusion {
                 Fusion::Calibrated => {
@@ -245,6 +249,7 @@ impl Recaller {
                         + w.tags * tag.unwrap_or(0.0)
                         + w.date * date.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
+                        + if c.profile { PROFILE_WEIGHT } else { 0.0 }
                 }
                 Fusion::Weighted => {
                     lexical_weight * lex.unwrap_or(0.0)
@@ -252,6 +257,7 @@ impl Recaller {
                         + w.tags * tag.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                         + w.date * date.unwrap_or(0.0)
+                        + if c.profile { PROFILE_WEIGHT } else { 0.0 }
                 }
                 Fusion::Rrf { k } => {
                     let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
@@ -260,6 +266,7 @@ impl Recaller {
                         + c.tags.map_or(0.0, |(_, r)| w.tags * rrf(r))
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
                         + c.date.map_or(0.0, |(_, r)| w.date * rrf(r))
+                        + if c.profile { PROFILE_WEIGHT * rrf(0) } else { 0.0 }
                 }
             };
             // Scores are rounded to 5 decimals: BM25 statistics summed over segments differ in the last
@@ -511,7 +518,7 @@ pub(super) fn relevance(
         None => parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal)),
     };
     let vector = if world { 0.0 } else { vector };
-    words.max(vector).max(part(lane::DATE))
+    words.max(vector).max(part(lane::DATE)).max(part(PROFILE_PART))
 }
 
 /// The meaning part of relevance: the query's affinity to memory (memory's lead over the general

@@ -167,4 +167,7 @@ fn explain_lanes(hit: &mut Hit, c: &Candidate, query_tags: &[String], recent_ids
     if hit.parts.contains_key(lane::NEIGHBOUR) {
         hit.why.lanes.push(lane::NEIGHBOUR.into());
     }
+    if c.profile {
+        hit.why.lanes.push(super::profile::PROFILE_PART.into());
+    }
 }

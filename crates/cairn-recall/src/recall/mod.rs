@@ -17,11 +17,13 @@ mod fusion;
 mod hits;
 mod lanes;
 mod personal;
+mod profile;
 mod read_ahead;
 mod ties;
 mod topn;
 mod world;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cairn_core::helper;
@@ -37,6 +39,8 @@ use lanes::recency::{ByDate, Decay};
 use lanes::tags::TagShares;
 pub use lanes::vector::VectorLane;
 use lanes::vector::{PendingQuery, embed_query};
+use profile::FileChunks;
+pub use profile::PROFILE_PART;
 use read_ahead::{HitReader, Stores};
 use ties::IdRanks;
 
@@ -246,6 +250,10 @@ pub struct RecallSettings {
     /// is relevant by its words alone (coverage, tags, dates), not by its meaning: near a person's
     /// notes on heat pumps or sourdough, it asks how things are, not what the notes hold.
     pub world_needs_words: bool,
+    /// Files about the asker, workspace-relative (OpenClaw's `USER.md`): their chunks are candidates
+    /// only for a prompt about the asker, and relevant (modestly) to one that asks how the assistant
+    /// should treat them ("what nickname should you use for me?"; `profile.rs`). Empty: no such rule.
+    pub profile_files: Vec<String>,
     /// Public holidays recognised by name in date expressions (`us`, `uk`).
     pub holidays: Vec<String>,
     /// Candidates the lexical lane contributes when something can lift a lexical runner-up (at least
@@ -320,6 +328,7 @@ impl Default for RecallSettings {
             floor: DEFAULT_FLOOR,
             personal_floor: DEFAULT_PERSONAL_FLOOR,
             world_needs_words: true,
+            profile_files: vec!["USER.md".into()],
             holidays: vec!["us".to_owned(), "uk".to_owned()],
             lexical_pool: 50,
             vector_pool: 30,
@@ -352,12 +361,15 @@ pub struct RecallQuery {
     pub recent_k: usize,
     /// The time recency is measured from (pass it in: tests stay deterministic).
     pub now: Millis,
+    /// Memory files the asker's host injects whole (a session's bootstrap files, such as `USER.md`),
+    /// workspace-relative: their chunks are no candidates, so what is relevant is judged without them.
+    pub bootstrapped: Vec<String>,
 }
 
 impl RecallQuery {
     /// A query for `k` hits in `scope`, no recent list, measured from `now`.
     pub fn new(text: impl Into<String>, scope: Scope, k: usize, now: Millis) -> Self {
-        RecallQuery { text: text.into(), scope, k, recent_k: 0, now }
+        RecallQuery { text: text.into(), scope, k, recent_k: 0, now, bootstrapped: Vec::new() }
     }
 }
 
@@ -413,6 +425,8 @@ pub struct Recaller {
     recent_cache: Mutex<Option<(u64, Option<ByDate>)>>,
     stores: Mutex<Option<(u64, Stores)>>,
     shape: Mutex<Option<(u64, Shape)>>,
+    /// The chunks of memory files by path, for the profile step; one index generation's.
+    file_chunks: Mutex<(u64, HashMap<String, Arc<FileChunks>>)>,
     id_ranks: Mutex<Option<(u64, Option<IdRanks>)>>,
     vectors: Option<VectorLane>,
     scope_counts: Arc<ScopeCounts>,
@@ -440,6 +454,7 @@ impl Recaller {
             recent_cache: Mutex::new(None),
             stores: Mutex::new(None),
             shape: Mutex::new(None),
+            file_chunks: Mutex::new((u64::MAX, HashMap::new())),
             id_ranks: Mutex::new(None),
             vectors: None,
             scope_counts: Default::default(),
@@ -530,6 +545,9 @@ impl Recaller {
             QueryDates::default()
         };
         self.date_step(&searcher, q, &dates, &mut found, lexical_pool.max(pool));
+        // The asker's profile: no candidate for a prompt about something else; relevant to one about
+        // how the assistant should treat the asker.
+        self.profile_step(&searcher, q, &mut found);
         // Tag matches, recency and date fit for every candidate, from fast fields.
         let decay = Decay::new(s.half_life_days, q.now);
         let need_tags = !query_tags.is_empty();

@@ -9,7 +9,7 @@
 
 /// Words that open a request or an instruction: the asker wants something done, not something
 /// remembered.
-const REQUEST_OPENERS: &[&str] = &[
+pub(super) const REQUEST_OPENERS: &[&str] = &[
     "can",
     "could",
     "describe",

@@ -98,6 +98,8 @@ pub(super) struct Candidate {
     pub(super) matched_tags: Vec<usize>,
     /// How well its date fits the query's date ranges, and why (`2026-03-12 in 'mid-March'`).
     pub(super) date_fit: Option<(f32, String)>,
+    /// A chunk of the asker's profile, for a prompt about how to treat them (`profile.rs`).
+    pub(super) profile: bool,
 }
 
 /// What one recall has found so far: every candidate by address, one report per lane (in the order
