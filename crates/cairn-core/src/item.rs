@@ -129,6 +129,20 @@ impl Provenance {
             Provenance::External { source } => source.clone(),
         }
     }
+
+    /// The workspace-relative path of a file's lines; `None` for a turn or an external source.
+    pub fn file_path(&self) -> Option<&str> {
+        match self {
+            Provenance::File { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+}
+
+/// The id of the item harvested from the memory file at `path` (workspace-relative, `/`-separated):
+/// `memory-file:<path>`.
+pub fn memory_file_id(path: &str) -> String {
+    format!("memory-file:{path}")
 }
 
 /// A stored unit of memory: a file, a turn, a fact.

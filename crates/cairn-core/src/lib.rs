@@ -25,7 +25,7 @@ mod text;
 
 pub use context::{CONTEXT_KEY, MAX_CONTEXT_BYTES, PREVIOUS_KEY, SPAWNED_BY_KEY, context_of, embed_text};
 pub use hash::content_hash;
-pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why};
+pub use item::{Audience, Chunk, Hit, Item, ItemKind, Provenance, Why, memory_file_id};
 pub use lane::{LaneReport, LaneStatus, Relevance};
 pub use progress::{NoProgress, Progress};
 pub use scope::Scope;

@@ -239,9 +239,9 @@ impl Engine {
         let mut req = self.context_request("", scope, self.cfg.bootstrap_budget, now_ms());
         req.options = options;
         req.recent = 10;
-        let mut recalled = self.gather(&req);
         // The session's own bootstrap files come whole beside this one.
-        recalled.without_files(&info.files);
+        req.bootstrapped = info.files.clone();
+        let recalled = self.gather(&req);
         let recent: Vec<String> = recalled.recent.iter().map(|h| h.title.clone()).collect();
         let assembly = assemble_for(&req, recalled);
         let kind = info.session_type.as_str().to_ascii_lowercase();

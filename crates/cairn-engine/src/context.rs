@@ -84,21 +84,6 @@ pub struct Recalled {
 }
 
 impl Recalled {
-    /// Leaves out hits and recent items from the workspace files `bootstrapped` names (root-relative
-    /// paths such as `USER.md`): the host injects those files whole into the session, so a block that
-    /// repeated them would spend the budget twice on the same lines.
-    pub fn without_files(&mut self, bootstrapped: &[String]) {
-        if bootstrapped.is_empty() {
-            return;
-        }
-        let keep = |h: &cairn_core::Hit| match &h.provenance {
-            cairn_core::Provenance::File { path, .. } => !bootstrapped.iter().any(|f| f == path),
-            _ => true,
-        };
-        self.hits.retain(keep);
-        self.recent.retain(keep);
-    }
-
     /// Whether every local lane that ran failed (nothing could be recalled from the store at all);
     /// remote lanes do not count: a failed source leaves the rest as it was.
     pub fn all_failed(&self) -> bool {

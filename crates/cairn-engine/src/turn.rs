@@ -107,7 +107,6 @@ impl Engine {
         // What the host bootstraps whole in this session (USER.md in a private one) is not repeated.
         creq.bootstrapped = info.files.clone();
         let mut recalled = self.gather(&creq);
-        recalled.without_files(&info.files);
         self.cfg.context.modest(&mut recalled);
         trace.micros.recall = t.elapsed().as_micros() as u64;
         let recall_failed = match self.recaller() {

@@ -14,7 +14,11 @@ const PROMPT: &str = "Is my name Tam or Tamsin?";
 fn engine(dir: &Path) -> (Engine, std::path::PathBuf) {
     let ws = dir.join("ws");
     for (rel, text) in [
-        ("USER.md", "# How I like answers\n\n- Call me Tam, never Tamsin.\n- British spelling please.\n"),
+        // Dated, so it would be among the recent memory of the session's generated context file.
+        (
+            "USER.md",
+            "---\ndate: 2026-11-20\n---\n# How I like answers\n\n- Call me Tam, never Tamsin.\n- British spelling please.\n",
+        ),
         ("memory/garden.md", "# Garden\n\nTomatoes go in after the last frost.\n"),
         // Shares a word with a question below, and answers nothing of it.
         ("memory/bins.md", "# Bins\n\nWe use the green bin for garden waste.\n"),

@@ -193,7 +193,7 @@ pub(super) fn read_one(
     let hash = content_hash(&bytes);
     let file = FileState {
         path: c.rel.clone(),
-        item_id: format!("memory-file:{}", c.rel),
+        item_id: cairn_core::memory_file_id(&c.rel),
         size: bytes.len() as u64,
         mtime_ns: c.mtime_ns,
         content_hash: hash.clone(),

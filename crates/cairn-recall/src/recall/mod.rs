@@ -554,7 +554,8 @@ impl Recaller {
         if let Err(e) = self.annotate(&searcher, &mut found.cands, &query_tags, need_tags, &decay, &dates) {
             found.warnings.push(format!("reading tags and dates failed: {e}"));
         }
-        let recent = self.recency_step(q, &mut found, recent_list, &reader, &decay);
+        let mut recent = self.recency_step(q, &mut found, recent_list, &reader, &decay);
+        profile::without_bootstrapped(q, &mut recent);
         let sims = self.similarities(&searcher, &mut found, &terms, query_vec.as_deref());
         let lexical_full = lexical_found >= lexical_pool;
         let tag_shares =

@@ -28,6 +28,8 @@ use std::sync::Arc;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocId, DocSet as _, Searcher, SegmentReader, TERMINATED, Term};
 
+use cairn_core::Hit;
+
 use super::lanes::{Found, SegmentScope};
 use super::personal::{REQUEST_OPENERS, words};
 use super::{RecallQuery, Recaller};
@@ -50,11 +52,6 @@ const ADDRESSED: &[&str] = &["you", "you'd", "you'll", "you're", "you've", "your
 
 /// Words for the asker.
 const ASKER: &[&str] = &["i", "i'd", "i'll", "i'm", "i've", "me", "mine", "my", "myself"];
-
-/// The item id harvest gives a memory file (`memory-file:<path>`, see `cairn-ingest`).
-fn item_id(path: &str) -> String {
-    format!("memory-file:{path}")
-}
 
 /// Whether `text` asks the assistant about the asker (see the module docs): a word addressed to the
 /// assistant and one for the asker, not a request.
@@ -87,6 +84,14 @@ impl Stance {
         } else {
             Stance::Elsewhere
         }
+    }
+}
+
+/// Leaves out of the recent list the chunks of the files the asker's host injects whole
+/// ([`RecallQuery::bootstrapped`]); the profile step left them out of the candidates.
+pub(super) fn without_bootstrapped(q: &RecallQuery, recent: &mut Vec<Hit>) {
+    if !q.bootstrapped.is_empty() {
+        recent.retain(|h| h.provenance.file_path().is_none_or(|p| !q.bootstrapped.iter().any(|b| b == p)));
     }
 }
 
@@ -144,7 +149,7 @@ impl Recaller {
                 return Ok(Arc::clone(chunks));
             }
         }
-        let term = Term::from_field_text(self.index.fields.item_id, &item_id(path));
+        let term = Term::from_field_text(self.index.fields.item_id, &cairn_core::memory_file_id(path));
         let mut chunks = HashSet::new();
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             for doc in docs_of(reader, &term).map_err(Error::engine("read the index"))? {
