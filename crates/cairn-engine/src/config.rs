@@ -91,11 +91,18 @@ impl ContextSettings {
     /// Thins what recall gave when its best relevance is modest (see `modest_relevance`): the best
     /// `modest_items` hits, no recent items.
     pub(crate) fn modest(&self, recalled: &mut crate::Recalled) {
-        let Some(rel) = &recalled.relevance else { return };
-        if rel.floor > 0.0 && !recalled.hits.is_empty() && rel.best < self.modest_relevance {
+        if self.is_modest(recalled) {
             recalled.hits.truncate(self.modest_items);
             recalled.recent.clear();
         }
+    }
+
+    /// Whether what recall gave is only modestly relevant (see `modest_relevance`): its block keeps
+    /// the best `modest_items` hits, and nothing is added to them (no recent items, no graph step).
+    pub(crate) fn is_modest(&self, recalled: &crate::Recalled) -> bool {
+        recalled.relevance.as_ref().is_some_and(|rel| {
+            rel.floor > 0.0 && !recalled.hits.is_empty() && rel.best < self.modest_relevance
+        })
     }
 
     /// The assembly options these settings resolve to.

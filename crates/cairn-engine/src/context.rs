@@ -270,7 +270,8 @@ impl Engine {
         recalled: Recalled,
         step: Option<&GraphExpansionOptions>,
     ) -> Assembly {
-        let Some(options) = step else {
+        // A modest block keeps its few entries: the graph adds none to them.
+        let Some(options) = step.filter(|_| !self.cfg.context.is_modest(&recalled)) else {
             return assemble_for(req, recalled);
         };
         let areq = assemble_request(req, recalled);

@@ -123,7 +123,10 @@ pub(crate) fn graph_assemble(
                 // drop them again. Audience is still checked.
                 scope.project = None;
             }
-            areq.topic.extend(hits);
+            // Files the host injects whole stay out, whichever way they are reached.
+            let bootstrapped =
+                |h: &Hit| h.provenance.file_path().is_some_and(|p| req.bootstrapped.iter().any(|b| b == p));
+            areq.topic.extend(hits.into_iter().filter(|h| !bootstrapped(h)));
             let mut assembly = assemble_cached(&areq);
             let included: BTreeSet<&str> =
                 assembly.receipt.included.iter().map(|i| i.chunk_id.as_str()).collect();

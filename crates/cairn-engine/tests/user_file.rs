@@ -17,9 +17,10 @@ fn engine(dir: &Path) -> (Engine, std::path::PathBuf) {
         // Dated, so it would be among the recent memory of the session's generated context file.
         (
             "USER.md",
-            "---\ndate: 2026-11-20\n---\n# How I like answers\n\n- Call me Tam, never Tamsin.\n- British spelling please.\n",
+            "---\ndate: 2026-11-20\ntags: [garden]\n---\n# How I like answers\n\n- Call me Tam, never Tamsin.\n- British spelling please.\n",
         ),
-        ("memory/garden.md", "# Garden\n\nTomatoes go in after the last frost.\n"),
+        // Shares a tag with USER.md: the link graph's expansion of a turn would reach it.
+        ("memory/garden.md", "---\ntags: [garden]\n---\n# Garden\n\nTomatoes go in after the last frost.\n"),
         // Shares a word with a question below, and answers nothing of it.
         ("memory/bins.md", "# Bins\n\nWe use the green bin for garden waste.\n"),
     ] {
@@ -33,6 +34,8 @@ fn engine(dir: &Path) -> (Engine, std::path::PathBuf) {
     let req = HarvestRequest { root: ws.clone(), paths: vec![], dry_run: false, force: false };
     let report = engine.harvest(&req, &NoProgress, &NoProgress).unwrap().report;
     assert_eq!(report.scanned, 3, "USER.md and two notes: {report:?}");
+    // The link graph as a daemon keeps it.
+    engine.graph_sync(false).unwrap();
     (engine, ws)
 }
 
@@ -92,4 +95,37 @@ fn a_turn_whose_host_bootstraps_the_user_file_does_not_repeat_it() {
         now_ms: Some(NOW),
     });
     assert!(turn.prepend_context.contains("last frost"), "{}", turn.prepend_context);
+    assert!(
+        !turn.prepend_context.contains("Call me Tam"),
+        "not through the graph either: {}",
+        turn.prepend_context
+    );
+}
+
+/// On the third labelled workspace, whose USER.md carries tags (so the link graph reaches it from
+/// any note sharing one), a modestly relevant turn of the main session.
+#[test]
+fn a_modest_turn_gets_neither_the_user_file_nor_graph_neighbours() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/relevance-3/workspace");
+    let mut cfg = EngineConfig::new(dir.path().join("data"));
+    cfg.embed.provider = cairn_embed::EmbedProvider::None;
+    let engine = Engine::open(cfg).unwrap();
+    let req = HarvestRequest { root: ws, paths: vec![], dry_run: false, force: false };
+    engine.harvest(&req, &NoProgress, &NoProgress).unwrap();
+    // The link graph as a daemon keeps it.
+    engine.graph_sync(false).unwrap();
+    let turn = engine.turn(&TurnRequest {
+        session_key: MAIN.into(),
+        prompt: "What name do I prefer you to use for me?".into(),
+        turn_id: None,
+        budget: Some(2000),
+        project: None,
+        now_ms: Some(NOW),
+    });
+    let receipt = turn.trace.receipt.expect("a receipt");
+    let items: Vec<&str> = receipt.included.iter().map(|i| i.item_id.as_str()).collect();
+    assert!(!items.contains(&"memory-file:USER.md"), "{items:?}");
+    let modest = cairn_engine::EngineConfig::new(dir.path()).context.modest_items;
+    assert!(items.len() <= modest, "a modest block stays modest: {items:?}");
 }
