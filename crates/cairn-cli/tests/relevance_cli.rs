@@ -206,7 +206,7 @@ struct Floors {
 const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.85)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.9)],
         offtopic: 0.94,
         paraphrase_empty: 0.02,
         no_model_offtopic: 0.95,
@@ -214,9 +214,9 @@ const FLOORS: &[Floors] = &[
     },
     Floors {
         set: "relevance-2",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.63)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.8)],
         offtopic: 0.85,
-        paraphrase_empty: 0.15,
+        paraphrase_empty: 0.1,
         no_model_offtopic: 0.88,
         no_model_hit: &[("lexical", 0.85), ("temporal", 0.95)],
     },

@@ -398,3 +398,80 @@ fn the_askers_profile_answers_how_to_treat_them_and_nothing_else() {
     let res = ask(&off, "What nickname should you use for me?", Scope::owner(None), NOW());
     assert!(res.hits.is_empty(), "{:?}", ids(&res));
 }
+
+/// A family as memory writes it: by name, with who each is to the asker said once.
+fn family() -> Vec<Item> {
+    let mut items = workspace();
+    items.extend([
+        note(
+            "people",
+            Audience::Private,
+            "Memory",
+            "- Tomasz Nowak, my partner since 2014. Piano tuner.\n- Zofia, our daughter, born 2017. Obsessed with axolotls.",
+            UNDATED,
+        ),
+        note(
+            "halina",
+            Audience::Public,
+            "Halina Nowak",
+            "- Tomasz's mother, 68. Still plays the organ at her parish on Sundays.",
+            UNDATED,
+        ),
+        note(
+            "abena",
+            Audience::Private,
+            "Abena Mensah",
+            "- My younger sister, 34. Nurse in Boston.\n- Married to Greg. Son Kojo, 4.",
+            UNDATED,
+        ),
+        note(
+            "thanksgiving",
+            Audience::Private,
+            "2025-11-27",
+            "Video call for Thanksgiving; Kojo wore a paper turkey hat all afternoon.",
+            noon(2025, 11, 27),
+        ),
+    ]);
+    for (i, name) in ["Ailsa Grant", "Rory Grant", "Mairi Grant", "Ewan Grant"].iter().enumerate() {
+        items.push(note(&format!("cousin-{i}"), Audience::Private, name, "- My cousin, in Dundee.", UNDATED));
+    }
+    items
+}
+
+#[test]
+fn people_named_by_their_relation_to_the_asker_are_found_by_name() {
+    let open = RecallSettings { floor: 0.0, ..RecallSettings::default() };
+    let (_d, r) = build(&family(), open.clone());
+    // A relation of a relation, resolved step by step; the names join the query.
+    let res = ask(&r, "What does my other half's mum do each week?", Scope::owner(None), NOW());
+    assert_eq!(res.query_people, ["my other half's mum: Tomasz, Halina"]);
+    assert_eq!(ids(&res).first(), Some(&"halina"), "{:?}", ids(&res));
+    assert!(res.query_terms.iter().any(|t| t == "halina"), "{:?}", res.query_terms);
+    let res = ask(&r, "What headgear did my nephew have on?", Scope::owner(None), NOW());
+    assert_eq!(res.query_people, ["my nephew: Abena, Kojo"]);
+    // Without a model "headgear" meets no "hat": the note that says who he is ranks with the day he
+    // wore one, ahead of everything else.
+    let mut top: Vec<&str> = ids(&res).into_iter().take(2).collect();
+    top.sort_unstable();
+    assert_eq!(top, ["abena", "thanksgiving"]);
+    let res = ask(&r, "What does our kid adore?", Scope::owner(None), NOW());
+    assert_eq!(res.query_people, ["our kid: Zofia"]);
+    assert_eq!(ids(&res).first(), Some(&"people"), "{:?}", ids(&res));
+    // With the default floor, the name alone is a strong enough match for the note about the person.
+    let (_f, floored) = build(&family(), RecallSettings::default());
+    let res = ask(&floored, "Where does my younger sister work?", Scope::owner(None), NOW());
+    assert_eq!(ids(&res).first(), Some(&"abena"), "{:?} {:?}", ids(&res), res.relevance);
+    // Held by more people than a question can mean: no one.
+    let res = ask(&r, "Where does my cousin live?", Scope::owner(None), NOW());
+    assert!(res.query_people.is_empty(), "{:?}", res.query_people);
+    // A shared audience reads no private note, so no private name joins its query: Tomasz is known
+    // only from one, and Halina's public note is not found through him.
+    let res = ask(&r, "What does my other half's mum do each week?", Scope::public_only(None), NOW());
+    assert!(res.query_people.is_empty(), "{:?}", res.query_people);
+    assert!(!res.query_terms.iter().any(|t| t == "tomasz"), "{:?}", res.query_terms);
+    // Switched off: the query stays as written.
+    let (_e, off) = build(&family(), RecallSettings { relations: false, ..open });
+    let res = ask(&off, "What does my other half's mum do each week?", Scope::owner(None), NOW());
+    assert!(res.query_people.is_empty());
+    assert_ne!(ids(&res).first(), Some(&"halina"), "{:?}", ids(&res));
+}

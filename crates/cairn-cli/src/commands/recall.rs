@@ -170,6 +170,9 @@ pub(crate) fn recall(args: RecallArgs, settings: &Settings) -> anyhow::Result<Ex
     for d in &result.query_dates {
         writeln!(out, "query date: {d}")?;
     }
+    for p in &result.query_people {
+        writeln!(out, "query person: {p}")?;
+    }
     if result.hits.is_empty() {
         let r = &result.relevance;
         if r.below > 0 {

@@ -19,6 +19,7 @@ mod lanes;
 mod personal;
 mod profile;
 mod read_ahead;
+mod relations;
 mod ties;
 mod topn;
 mod world;
@@ -254,6 +255,10 @@ pub struct RecallSettings {
     /// only for a prompt about the asker, and relevant (modestly) to one that asks how the assistant
     /// should treat them ("what nickname should you use for me?"; `profile.rs`). Empty: no such rule.
     pub profile_files: Vec<String>,
+    /// Whether the people a question names by their relation to the asker ("my other half's mum",
+    /// "our kid", "my nephew") are looked up in memory and their names added to the query beside it
+    /// (`relations.rs`).
+    pub relations: bool,
     /// Public holidays recognised by name in date expressions (`us`, `uk`).
     pub holidays: Vec<String>,
     /// Candidates the lexical lane contributes when something can lift a lexical runner-up (at least
@@ -329,6 +334,7 @@ impl Default for RecallSettings {
             personal_floor: DEFAULT_PERSONAL_FLOOR,
             world_needs_words: true,
             profile_files: vec!["USER.md".into()],
+            relations: true,
             holidays: vec!["us".to_owned(), "uk".to_owned()],
             lexical_pool: 50,
             vector_pool: 30,
@@ -389,6 +395,10 @@ pub struct RecallResult {
     /// Date expressions of the query and the days they cover (`mid-March: 2026-03-11..2026-03-20`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub query_dates: Vec<String>,
+    /// Relations to the asker the query names and the people memory says hold them, whose names were
+    /// added to the query (`my nephew: Abena, Kojo`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub query_people: Vec<String>,
     /// The best candidate's relevance against the floor, and how many candidates fell below it.
     pub relevance: Relevance,
     /// Problems that did not stop recall (a hit that could not be read, ...). No item text.
@@ -492,7 +502,13 @@ impl Recaller {
     ///
     /// [`LaneStatus::Failed`]: cairn_core::LaneStatus::Failed
     pub fn recall(&self, q: &RecallQuery) -> RecallResult {
-        match &self.vectors {
+        // The people the query names by relation, written in beside it, for every lane to see.
+        let people = self.with_people(&self.reader.searcher(), q);
+        let (q, said) = match &people {
+            Some((named, said)) => (named, said.clone()),
+            None => (q, Vec::new()),
+        };
+        let mut result = match &self.vectors {
             // The query embedding (milliseconds of model time) runs on a second thread while the
             // lexical, tag and recency lanes run on this one.
             Some(v) if self.settings.lane_on(lane::VECTOR) => std::thread::scope(|sc| {
@@ -503,7 +519,9 @@ impl Recaller {
                 self.recall_with(q, Some(join))
             }),
             _ => self.recall_with(q, None),
-        }
+        };
+        result.query_people = said;
+        result
     }
 
     /// One recall: the lanes in order (lexical, vector, tags, recency; the query vector may be
@@ -582,6 +600,7 @@ impl Recaller {
             query_terms: terms.into_iter().map(|t| t.term).collect(),
             lanes: found.lanes,
             query_dates: dates.describe(),
+            query_people: Vec::new(),
             relevance,
             warnings: found.warnings,
             weights,

@@ -1,0 +1,555 @@
+//! Who "my X" is. A question names the people in the asker's life by what they are to the asker
+//! ("what does my other half's mum do on Sundays?", "which animal does our kid adore?", "why does my
+//! nephew keep a gecko?"); memory names them by name ("Tomasz's mother", "Zofia", "Kojo"). Neither
+//! words nor meaning lead from one to the other, so before the lanes run, each relation the query
+//! names is resolved to the people memory says hold it, and their names are written into the query
+//! beside it: "my nephew (Abena, Kojo)". Every lane, the floor and `why` then see the names as the
+//! query's own words; [`RecallResult::query_people`] says what was resolved.
+//!
+//! Memory says who holds a relation in a few plain forms, found in the best lexical matches of the
+//! relation's words, in the query's scope (a name from a note the asker may not read is never added):
+//!
+//! - "Tomasz Nowak, my partner", "Zofia, our daughter";
+//! - "my husband Marcus", "our daughter Zofia";
+//! - a line "Mum: Brenda" or "Brother Owen" outside a person's own note;
+//! - a person's own note (titled with a name) saying "My younger sister" or "my line manager since
+//!   2023", or titled "Gillian Hale (Mum)".
+//!
+//! A relation of a relation ("my other half's mum", "my nephew": a sibling's son) is resolved step by
+//! step: "Tomasz's mother" in Halina's note, "Abena's son Kojo", or "Son Kojo" in Abena's own note.
+//! A relation held by more than [`MAX_PEOPLE`] people ("my cousin" in a large family) names no one.
+//! English only, like the other forms.
+//!
+//! [`RecallResult::query_people`]: super::RecallResult::query_people
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use tantivy::Searcher;
+
+use super::lanes::lexical::Scoring;
+use super::{RecallQuery, Recaller};
+use crate::index::StoredHit;
+
+/// A relation: how questions name it and how notes write it.
+#[derive(Debug)]
+struct Relation {
+    /// Its name, for the compiled forms.
+    name: &'static str,
+    /// What notes write ("husband", "wife", ...), lower case.
+    written: &'static [&'static str],
+}
+
+static PARTNER: Relation = Relation {
+    name: "partner",
+    written: &["partner", "husband", "wife", "spouse", "fiancé", "fiancée", "boyfriend", "girlfriend"],
+};
+static MOTHER: Relation = Relation { name: "mother", written: &["mother", "mum", "mom", "mam"] };
+static FATHER: Relation = Relation { name: "father", written: &["father", "dad"] };
+static DAUGHTER: Relation = Relation { name: "daughter", written: &["daughter"] };
+static SON: Relation = Relation { name: "son", written: &["son"] };
+static CHILD: Relation = Relation { name: "child", written: &["daughter", "son", "child", "kid"] };
+static SISTER: Relation = Relation { name: "sister", written: &["sister"] };
+static BROTHER: Relation = Relation { name: "brother", written: &["brother"] };
+static SIBLING: Relation = Relation { name: "sibling", written: &["sister", "brother", "sibling"] };
+static GRANDMOTHER: Relation =
+    Relation { name: "grandmother", written: &["grandmother", "gran", "granny", "grandma", "nan", "nana"] };
+static GRANDFATHER: Relation =
+    Relation { name: "grandfather", written: &["grandfather", "grandad", "granddad", "grandpa"] };
+static AUNT: Relation = Relation { name: "aunt", written: &["aunt", "auntie", "aunty"] };
+static UNCLE: Relation = Relation { name: "uncle", written: &["uncle"] };
+static COUSIN: Relation = Relation { name: "cousin", written: &["cousin"] };
+static BOSS: Relation = Relation { name: "boss", written: &["boss", "manager", "supervisor"] };
+
+/// How questions name a relation (lower case) and the steps it resolves in, from the asker.
+static ASKED: &[(&str, &[&Relation])] = &[
+    ("partner", &[&PARTNER]),
+    ("husband", &[&PARTNER]),
+    ("wife", &[&PARTNER]),
+    ("spouse", &[&PARTNER]),
+    ("other half", &[&PARTNER]),
+    ("better half", &[&PARTNER]),
+    ("fiancé", &[&PARTNER]),
+    ("fiancée", &[&PARTNER]),
+    ("fiance", &[&PARTNER]),
+    ("fiancee", &[&PARTNER]),
+    ("boyfriend", &[&PARTNER]),
+    ("girlfriend", &[&PARTNER]),
+    ("mother-in-law", &[&PARTNER, &MOTHER]),
+    ("mum-in-law", &[&PARTNER, &MOTHER]),
+    ("mom-in-law", &[&PARTNER, &MOTHER]),
+    ("father-in-law", &[&PARTNER, &FATHER]),
+    ("mother", &[&MOTHER]),
+    ("mum", &[&MOTHER]),
+    ("mom", &[&MOTHER]),
+    ("mam", &[&MOTHER]),
+    ("mummy", &[&MOTHER]),
+    ("mommy", &[&MOTHER]),
+    ("father", &[&FATHER]),
+    ("dad", &[&FATHER]),
+    ("daddy", &[&FATHER]),
+    ("daughter", &[&DAUGHTER]),
+    ("little girl", &[&DAUGHTER]),
+    ("son", &[&SON]),
+    ("little boy", &[&SON]),
+    ("kid", &[&CHILD]),
+    ("kids", &[&CHILD]),
+    ("child", &[&CHILD]),
+    ("children", &[&CHILD]),
+    ("little one", &[&CHILD]),
+    ("little ones", &[&CHILD]),
+    ("sister", &[&SISTER]),
+    ("brother", &[&BROTHER]),
+    ("sibling", &[&SIBLING]),
+    ("siblings", &[&SIBLING]),
+    ("nephew", &[&SIBLING, &SON]),
+    ("niece", &[&SIBLING, &DAUGHTER]),
+    ("grandson", &[&CHILD, &SON]),
+    ("granddaughter", &[&CHILD, &DAUGHTER]),
+    ("grandmother", &[&GRANDMOTHER]),
+    ("gran", &[&GRANDMOTHER]),
+    ("granny", &[&GRANDMOTHER]),
+    ("grandma", &[&GRANDMOTHER]),
+    ("nan", &[&GRANDMOTHER]),
+    ("nana", &[&GRANDMOTHER]),
+    ("grandfather", &[&GRANDFATHER]),
+    ("grandad", &[&GRANDFATHER]),
+    ("granddad", &[&GRANDFATHER]),
+    ("grandpa", &[&GRANDFATHER]),
+    ("aunt", &[&AUNT]),
+    ("auntie", &[&AUNT]),
+    ("aunty", &[&AUNT]),
+    ("uncle", &[&UNCLE]),
+    ("cousin", &[&COUSIN]),
+    ("boss", &[&BOSS]),
+    ("line manager", &[&BOSS]),
+    ("manager", &[&BOSS]),
+    ("supervisor", &[&BOSS]),
+];
+
+/// A relation held by more people than this names no one in particular.
+pub(super) const MAX_PEOPLE: usize = 3;
+
+/// Chunks searched for the statements of one step: the best lexical matches of its words.
+const STATEMENT_POOL: usize = 40;
+
+/// Words that may stand between "my" and the relation ("my younger sister", "my late father").
+const BETWEEN: &str = r"(?:(?:younger|older|elder|big|baby|eldest|oldest|youngest|late|dear|twin|step|half|little|new|ex|current|former|old|line)[ -])?";
+
+/// A name: a capitalised word ("Zofia", "McAllister", "O'Neil", "Jean-Luc"; not "ISA", "UK" or the
+/// "'s" of "Tomasz's").
+const NAME: &str = r"\p{Lu}\p{Ll}+(?:\p{Lu}\p{Ll}+)?(?:-\p{Lu}?\p{Ll}+|['’]\p{Lu}\p{Ll}+)*";
+
+/// Capitalised words that are no one's name.
+const NOT_NAMES: &[&str] = &[
+    "A",
+    "An",
+    "And",
+    "At",
+    "But",
+    "By",
+    "For",
+    "From",
+    "He",
+    "Her",
+    "His",
+    "In",
+    "It",
+    "My",
+    "Of",
+    "On",
+    "Our",
+    "She",
+    "The",
+    "Their",
+    "They",
+    "This",
+    "To",
+    "We",
+    "With",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Dr",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Christmas",
+    "Easter",
+];
+
+/// One relation the query names: its words, and the steps from the asker.
+#[derive(Debug)]
+struct Mention {
+    /// Byte offset in the query just after the phrase (where the names go).
+    end: usize,
+    /// The phrase as written ("my other half's mum").
+    phrase: String,
+    steps: Vec<&'static Relation>,
+}
+
+static ASKED_RE: LazyLock<Regex> = LazyLock::new(|| {
+    let mut phrases: Vec<&str> = ASKED.iter().map(|(p, _)| *p).collect();
+    phrases.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let alt = phrases.iter().map(|p| regex::escape(p)).collect::<Vec<_>>().join("|");
+    Regex::new(&format!(r"(?i)\b(?:my|our)\s+{BETWEEN}({alt})\b")).expect("valid")
+});
+
+static CHAINED_RE: LazyLock<Regex> = LazyLock::new(|| {
+    let mut phrases: Vec<&str> = ASKED.iter().map(|(p, _)| *p).collect();
+    phrases.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let alt = phrases.iter().map(|p| regex::escape(p)).collect::<Vec<_>>().join("|");
+    Regex::new(&format!(r"(?i)^['’]s\s+{BETWEEN}({alt})\b")).expect("valid")
+});
+
+fn steps_of(phrase: &str) -> &'static [&'static Relation] {
+    let lower = phrase.to_lowercase();
+    ASKED.iter().find(|(p, _)| *p == lower).map(|(_, s)| *s).unwrap_or(&[])
+}
+
+/// The relations `text` names from the asker ("my nephew", "our kid", "my other half's mum").
+fn mentions(text: &str) -> Vec<Mention> {
+    let mut out = Vec::new();
+    for m in ASKED_RE.captures_iter(text) {
+        let whole = m.get(0).expect("match");
+        let mut steps: Vec<&'static Relation> = steps_of(&m[1]).to_vec();
+        let mut end = whole.end();
+        while let Some(c) = CHAINED_RE.captures(&text[end..]) {
+            steps.extend_from_slice(steps_of(&c[1]));
+            end += c.get(0).expect("match").end();
+        }
+        if !steps.is_empty() {
+            out.push(Mention { end, phrase: text[whole.start()..end].to_owned(), steps });
+        }
+    }
+    out
+}
+
+/// The statements of one relation's words, compiled once.
+struct Forms {
+    /// "Tomasz Nowak, my partner": the name in group 1.
+    name_then_mine: Regex,
+    /// "my husband Marcus": the name in group 1.
+    mine_then_name: Regex,
+    /// A line "Mum: Brenda" / "Brother Owen": the name in group 1 (outside a person's own note).
+    line_then_name: Regex,
+    /// "my line manager", "My younger sister", a line "Younger brother." (in a person's own note).
+    mine: Regex,
+    /// A title "Gillian Hale (Mum)" or "Mum (Brenda Fairweather)": a name in group 1 or 2.
+    title: Regex,
+    /// "Son Kojo" at a sentence's start, "her son Kojo" (in a person's own note): the name in group 1.
+    theirs_then_name: Regex,
+}
+
+impl Forms {
+    fn of(relation: &Relation) -> Forms {
+        let w = relation.written.iter().map(|w| regex::escape(w)).collect::<Vec<_>>().join("|");
+        let re = |s: String| Regex::new(&s).expect("valid");
+        Forms {
+            name_then_mine: re(format!(
+                r"({NAME})(?:\s+{NAME}){{0,2}},?\s+(?i:my|our)\s+{BETWEEN}(?i:{w})\b"
+            )),
+            mine_then_name: re(format!(r"\b(?i:my|our)\s+{BETWEEN}(?i:{w})\b[,:]?\s+({NAME})")),
+            line_then_name: re(format!(r"(?m)^\s*(?:[-*+]\s+|#+\s+)?(?i:{w})\s*[:–-]?\s+({NAME})")),
+            mine: re(format!(
+                r"(?m)(?:\b(?i:my|our)\s+{BETWEEN}(?i:{w})\b|^\s*(?:[-*+]\s+)?(?i:{BETWEEN})(?i:{w})\b)"
+            )),
+            title: re(format!(
+                r"^\s*(?:({NAME})(?:\s+{NAME})*\s*\(\s*(?i:{w})\s*\)|(?i:{w})\s*\(\s*({NAME}))"
+            )),
+            theirs_then_name: re(format!(
+                r"(?m)(?:^\s*(?:[-*+]\s+)?|[.;]\s+|\b(?i:his|her|their)\s+{BETWEEN})(?i:{w})s?\b[,:]?\s+({NAME})"
+            )),
+        }
+    }
+}
+
+static FORMS: LazyLock<HashMap<&'static str, Forms>> = LazyLock::new(|| {
+    ASKED.iter().flat_map(|(_, steps)| steps.iter()).map(|r| (r.name, Forms::of(r))).collect()
+});
+
+/// What may follow a relation's word when it names the relation's holder ("Son Kojo").
+static FOLLOWS_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"^[,:]?\s+{NAME}")).expect("valid"));
+
+static NAME_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(NAME).expect("valid"));
+
+fn is_name(word: &str) -> bool {
+    NAME_RE.find(word).is_some_and(|m| m.start() == 0 && m.end() == word.len()) && !NOT_NAMES.contains(&word)
+}
+
+/// Whether `word` names a relation ("Mum" in "Gillian Hale (Mum)").
+fn is_relation(word: &str) -> bool {
+    ASKED.iter().any(|(p, _)| p.eq_ignore_ascii_case(word))
+}
+
+/// Whose own note a chunk is: the first name of a title made of two to five names ("Abena Mensah",
+/// "Gillian Hale (Mum)", "Mum (Brenda Fairweather)"), else `None` (one word, "Memory" or "Kestrel",
+/// may name anything).
+fn person_of(title: &str) -> Option<String> {
+    let plain: String = title.chars().map(|c| if c == '(' || c == ')' { ' ' } else { c }).collect();
+    let words: Vec<&str> = plain.split_whitespace().collect();
+    if !(2..=5).contains(&words.len()) {
+        return None;
+    }
+    if !words.iter().all(|w| is_name(w) || is_relation(w)) {
+        return None;
+    }
+    words.iter().find(|w| is_name(w) && !is_relation(w)).map(|w| (*w).to_owned())
+}
+
+/// Adds `name` to `people` once, if it is a name and not the one it is relative to.
+fn add(people: &mut Vec<String>, name: &str, not: Option<&str>) {
+    if is_name(name) && !is_relation(name) && Some(name) != not && !people.iter().any(|p| p == name) {
+        people.push(name.to_owned());
+    }
+}
+
+/// The people memory says hold `relation` to the asker, from one chunk (its title and text).
+fn from_the_asker(forms: &Forms, title: &str, text: &str, people: &mut Vec<String>) {
+    let owner = person_of(title);
+    for c in forms.name_then_mine.captures_iter(text) {
+        add(people, &c[1], None);
+    }
+    for c in forms.mine_then_name.captures_iter(text) {
+        add(people, &c[1], None);
+    }
+    match &owner {
+        None => {
+            for c in forms.line_then_name.captures_iter(text) {
+                add(people, &c[1], None);
+            }
+        }
+        Some(person) => {
+            if let Some(c) = forms.title.captures(title)
+                && c.get(1).or(c.get(2)).is_some()
+            {
+                add(people, person, None);
+            }
+            // "my line manager since 2023" in Elaine's note; not "Son Kojo" (her son's name follows).
+            if forms.mine.find_iter(text).any(|m| !FOLLOWS_NAME.is_match(&text[m.end()..])) {
+                add(people, person, None);
+            }
+        }
+    }
+}
+
+/// The statements of one relation to one person, compiled once per step.
+struct OfPerson<'a> {
+    forms: &'a Forms,
+    of: &'a str,
+    /// "Abena's son Kojo": the name in group 1.
+    named: Regex,
+    /// "Tomasz's mother" (in Halina's note).
+    theirs: Regex,
+}
+
+impl<'a> OfPerson<'a> {
+    fn new(forms: &'a Forms, relation: &Relation, of: &'a str) -> OfPerson<'a> {
+        let w = relation.written.iter().map(|w| regex::escape(w)).collect::<Vec<_>>().join("|");
+        let of_re = regex::escape(of);
+        OfPerson {
+            forms,
+            of,
+            named: Regex::new(&format!(r"\b{of_re}['’]s\s+{BETWEEN}(?i:{w})\b[,:]?\s+({NAME})"))
+                .expect("valid"),
+            theirs: Regex::new(&format!(r"\b{of_re}['’]s\s+{BETWEEN}(?i:{w})\b")).expect("valid"),
+        }
+    }
+
+    /// The people memory says hold the relation to `of`, from one chunk.
+    fn find(&self, title: &str, text: &str, people: &mut Vec<String>) {
+        let of = Some(self.of);
+        for c in self.named.captures_iter(text) {
+            add(people, &c[1], of);
+        }
+        let owner = person_of(title);
+        if let Some(person) = &owner
+            && person != self.of
+            && self.theirs.is_match(text)
+        {
+            add(people, person, of);
+        }
+        // "Son Kojo" in Abena's own note.
+        if owner.as_deref() == of {
+            for c in self.forms.theirs_then_name.captures_iter(text) {
+                add(people, &c[1], of);
+            }
+        }
+    }
+}
+
+impl Recaller {
+    /// `q` with the people its relations name written in beside them, and what was resolved
+    /// ("my nephew: Abena, Kojo"); `None` when it names no relation or memory names no one.
+    pub(super) fn with_people(
+        &self,
+        searcher: &Searcher,
+        q: &RecallQuery,
+    ) -> Option<(RecallQuery, Vec<String>)> {
+        if !self.settings.relations {
+            return None;
+        }
+        let found = mentions(&q.text);
+        if found.is_empty() {
+            return None;
+        }
+        let mut text = q.text.clone();
+        let mut said = Vec::new();
+        // From the last mention back, so each offset still holds.
+        for m in found.iter().rev() {
+            let chain = self.resolve(searcher, q, &m.steps);
+            let names: Vec<&String> = chain.iter().flatten().collect();
+            if chain.last().is_none_or(Vec::is_empty) {
+                continue;
+            }
+            let list = names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ");
+            text.insert_str(m.end, &format!(" ({list})"));
+            said.push(format!("{}: {list}", m.phrase));
+        }
+        if said.is_empty() {
+            return None;
+        }
+        said.reverse();
+        Some((RecallQuery { text, ..q.clone() }, said))
+    }
+
+    /// The people of each step of a chain, from the asker: empty from the first step that names no
+    /// one, or more than [`MAX_PEOPLE`].
+    fn resolve(&self, searcher: &Searcher, q: &RecallQuery, steps: &[&'static Relation]) -> Vec<Vec<String>> {
+        let mut chain: Vec<Vec<String>> = Vec::new();
+        for (i, relation) in steps.iter().enumerate() {
+            let Some(forms) = FORMS.get(relation.name) else { break };
+            let mut people = Vec::new();
+            let from: Vec<Option<&str>> =
+                if i == 0 { vec![None] } else { chain[i - 1].iter().map(|p| Some(p.as_str())).collect() };
+            for of in from {
+                let words = match of {
+                    None => relation.written.join(" "),
+                    Some(p) => format!("{p} {}", relation.written.join(" ")),
+                };
+                let relative = of.map(|p| OfPerson::new(forms, relation, p));
+                let terms = self.query_terms(searcher, &words);
+                let Ok((top, _)) =
+                    self.lexical(searcher, &terms, &q.scope, STATEMENT_POOL, false, Scoring::Auto)
+                else {
+                    break;
+                };
+                for c in &top {
+                    let Ok(StoredHit(hit)) = searcher.doc::<StoredHit>(c.addr) else { continue };
+                    match &relative {
+                        None => from_the_asker(forms, &hit.title, &hit.text, &mut people),
+                        Some(r) => r.find(&hit.title, &hit.text, &mut people),
+                    }
+                }
+            }
+            if people.is_empty() || people.len() > MAX_PEOPLE {
+                return Vec::new();
+            }
+            chain.push(people);
+        }
+        chain
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phrases(text: &str) -> Vec<(String, usize)> {
+        mentions(text).into_iter().map(|m| (m.phrase, m.steps.len())).collect()
+    }
+
+    #[test]
+    fn questions_name_relations_from_the_asker() {
+        let cases: &[(&str, &[(&str, usize)])] = &[
+            ("What does my other half's mum do at Mass?", &[("my other half's mum", 2)]),
+            ("Which animal does our kid adore?", &[("our kid", 1)]),
+            ("Why does my nephew keep a lizard?", &[("my nephew", 2)]),
+            ("Where does my younger sister live?", &[("my younger sister", 1)]),
+            ("What did my little girl see?", &[("my little girl", 1)]),
+            ("Who is my line manager?", &[("my line manager", 1)]),
+            ("My dad and my mum's birthdays", &[("My dad", 1), ("my mum", 1)]),
+            ("My colleague's son starts university", &[]),
+            ("Her husband called", &[]),
+            ("How do I reset my router?", &[]),
+            ("my sonnet draft", &[]),
+        ];
+        for (text, want) in cases {
+            let want: Vec<(String, usize)> = want.iter().map(|(p, n)| ((*p).to_owned(), *n)).collect();
+            assert_eq!(phrases(text), want, "{text}");
+        }
+    }
+
+    fn asker(relation: &Relation, title: &str, text: &str) -> Vec<String> {
+        let mut people = Vec::new();
+        from_the_asker(&Forms::of(relation), title, text, &mut people);
+        people
+    }
+
+    #[test]
+    fn memory_says_who_holds_a_relation_in_plain_forms() {
+        assert_eq!(asker(&PARTNER, "Memory", "- Tomasz Nowak, my partner since 2014."), ["Tomasz"]);
+        assert_eq!(asker(&CHILD, "Memory", "- Zofia, our daughter, born 2017."), ["Zofia"]);
+        assert_eq!(asker(&PARTNER, "Memory", "Dinner with my husband Marcus."), ["Marcus"]);
+        assert_eq!(asker(&MOTHER, "Memory", "- Mum: Brenda, 81. Dad (Ken) d. 2017."), ["Brenda"]);
+        assert_eq!(asker(&BROTHER, "Memory", "- Brother Owen + Siân, Cardiff."), ["Owen"]);
+        assert_eq!(asker(&SIBLING, "Abena Mensah", "- My younger sister, 34. Son Kojo, 4."), ["Abena"]);
+        assert_eq!(asker(&BROTHER, "Ollie Hale", "- Younger brother. Leeds."), ["Ollie"]);
+        assert_eq!(
+            asker(&BOSS, "Elaine Pickersgill", "- Head of Science; my line manager since 2024."),
+            ["Elaine"]
+        );
+        assert_eq!(asker(&MOTHER, "Gillian Hale (Mum)", "- 14 Berkeley Road."), ["Gillian"]);
+        assert_eq!(asker(&MOTHER, "Mum (Brenda Fairweather)", "- Flat 6, Priory Court."), ["Brenda"]);
+        // Not the asker's: another's husband, a colleague's job title, a son named in a sibling's note.
+        assert!(asker(&PARTNER, "Deb Kowalski", "- Next door, with her husband Frank.").is_empty());
+        assert!(asker(&BOSS, "Aisha Bello", "- Product manager, Payments Platform.").is_empty());
+        assert!(asker(&SON, "Abena Mensah", "- Married to Greg. Son Kojo, 4.").is_empty());
+        assert!(asker(&MOTHER, "Memory", "- Mum rang about the weekend.").is_empty());
+    }
+
+    fn relative(relation: &Relation, of: &str, title: &str, text: &str) -> Vec<String> {
+        let mut people = Vec::new();
+        let forms = Forms::of(relation);
+        OfPerson::new(&forms, relation, of).find(title, text, &mut people);
+        people
+    }
+
+    #[test]
+    fn a_relation_of_a_relation_resolves_from_their_notes() {
+        assert_eq!(relative(&MOTHER, "Tomasz", "Halina Nowak", "- Tomasz's mother, 68. Kraków."), ["Halina"]);
+        assert_eq!(relative(&SON, "Abena", "Abena Mensah", "- Married to Greg. Son Kojo, 4."), ["Kojo"]);
+        assert_eq!(relative(&SON, "Abena", "Memory", "Abena's son Kojo loved it."), ["Kojo"]);
+        assert!(relative(&SON, "Abena", "Greg Sullivan", "- Son Kojo, 4.").is_empty());
+        assert!(relative(&MOTHER, "Tomasz", "Halina Nowak", "- Lives in Kraków.").is_empty());
+    }
+
+    #[test]
+    fn titles_of_people_and_of_other_notes() {
+        assert_eq!(person_of("Abena Mensah").as_deref(), Some("Abena"));
+        assert_eq!(person_of("Gillian Hale (Mum)").as_deref(), Some("Gillian"));
+        assert_eq!(person_of("Mum (Brenda Fairweather)").as_deref(), Some("Brenda"));
+        assert_eq!(person_of("School pond"), None);
+        assert_eq!(person_of("Memory"), None);
+        assert_eq!(person_of("Mum's 70th"), None);
+        assert_eq!(person_of("2025-11-02"), None);
+    }
+}
