@@ -222,9 +222,9 @@ const FLOORS: &[Floors] = &[
     },
     Floors {
         set: "relevance-3",
-        hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.95), ("paraphrase", 0.8)],
+        hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.95), ("paraphrase", 0.87)],
         offtopic: 0.8,
-        paraphrase_empty: 0.1,
+        paraphrase_empty: 0.05,
         no_model_offtopic: 0.94,
         no_model_hit: &[("lexical", 0.75), ("temporal", 0.9)],
     },

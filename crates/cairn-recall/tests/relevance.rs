@@ -407,7 +407,7 @@ fn family() -> Vec<Item> {
             "people",
             Audience::Private,
             "Memory",
-            "- Tomasz Nowak, my partner since 2014. Piano tuner.\n- Zofia, our daughter, born 2017. Obsessed with axolotls.",
+            "- Tomasz Nowak, my partner since 2014. Piano tuner.\n- Zofia, our daughter, born 2017. Obsessed with axolotls.\n- Pickle: lurcher bitch, 7. Steals food.",
             UNDATED,
         ),
         note(
@@ -432,6 +432,13 @@ fn family() -> Vec<Item> {
             noon(2025, 11, 27),
         ),
     ]);
+    items.push(note(
+        "away",
+        Audience::Private,
+        "2025-04-16",
+        "Packed for Ghent. Mrs Adeyemi (no. 9) has Pickle till Sunday, key under the frog.",
+        noon(2025, 4, 16),
+    ));
     for (i, name) in ["Ailsa Grant", "Rory Grant", "Mairi Grant", "Ewan Grant"].iter().enumerate() {
         items.push(note(&format!("cousin-{i}"), Audience::Private, name, "- My cousin, in Dundee.", UNDATED));
     }
@@ -461,6 +468,10 @@ fn people_named_by_their_relation_to_the_asker_are_found_by_name() {
     let (_f, floored) = build(&family(), RecallSettings::default());
     let res = ask(&floored, "Where does my younger sister work?", Scope::owner(None), NOW());
     assert_eq!(ids(&res).first(), Some(&"abena"), "{:?} {:?}", ids(&res), res.relevance);
+    // The household's animals as a whole, by their names.
+    let res = ask(&r, "Who minded the pets while we were away?", Scope::owner(None), NOW());
+    assert_eq!(res.query_people, ["the pets: Pickle"]);
+    assert_eq!(ids(&res).first(), Some(&"away"), "{:?}", ids(&res));
     // Held by more people than a question can mean: no one.
     let res = ask(&r, "Where does my cousin live?", Scope::owner(None), NOW());
     assert!(res.query_people.is_empty(), "{:?}", res.query_people);

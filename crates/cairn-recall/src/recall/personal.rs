@@ -1,5 +1,6 @@
 //! Questions about the asker: "what does *my* sister do?", "which antibiotic *am I* allergic to?",
-//! "what should *you* call *me*?", "how long *did I* wait?", "who gives *me* Polish lessons?". Memory is the asker's own, so such a question is presumed to be
+//! "what should *you* call *me*?", "how long *did I* wait?", "who gives *me* Polish lessons?", "who
+//! minded the animals while *we were* away?". Memory is the asker's own, so such a question is presumed to be
 //! about it, and the relevance floor is lower for it ([`RecallSettings::personal_floor`]). A request
 //! or a how-to in the first person ("how do I reset my router?", "tell me a joke", "should I learn
 //! Rust?") asks for general help instead, and is not one. English only: in other languages every
@@ -85,11 +86,81 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
             )
         });
     let asked = words.windows(2).any(|p| ASKER_AUXILIARIES.contains(&p[0]) && asker(p[1]));
+    // "who minded the animals while we were away?", "what was the hotel we stayed in?": the asker as
+    // the subject of a past clause in a question.
+    let did = wh && words.windows(2).any(|p| asker(p[0]) && is_past(p[1]));
     let you_me = words.contains(&"you") && words.iter().any(|w| matches!(*w, "me" | "us"));
     // "who gives me …", "who fixed the tap for us?": a question about someone in the asker's life.
     let about_me = matches!(words.first(), Some(&("who" | "whom")))
         && words.iter().skip(1).any(|w| matches!(*w, "me" | "us"));
-    possessive || asked || you_me || about_me || contracted
+    possessive || asked || you_me || about_me || contracted || did
+}
+
+/// Verbs in the past tense an asker tells of themselves with: regular ones ("stayed", "booked") and
+/// the common irregular ones.
+fn is_past(word: &str) -> bool {
+    const IRREGULAR: &[&str] = &[
+        "was",
+        "were",
+        "had",
+        "did",
+        "got",
+        "went",
+        "saw",
+        "met",
+        "made",
+        "bought",
+        "took",
+        "left",
+        "came",
+        "ate",
+        "drank",
+        "paid",
+        "sent",
+        "told",
+        "said",
+        "gave",
+        "wore",
+        "ran",
+        "kept",
+        "sold",
+        "spent",
+        "found",
+        "chose",
+        "flew",
+        "drove",
+        "rode",
+        "swam",
+        "sang",
+        "wrote",
+        "read",
+        "heard",
+        "felt",
+        "lost",
+        "won",
+        "began",
+        "broke",
+        "built",
+        "caught",
+        "fell",
+        "forgot",
+        "grew",
+        "hung",
+        "knew",
+        "lent",
+        "put",
+        "set",
+        "sat",
+        "slept",
+        "spoke",
+        "stood",
+        "taught",
+        "thought",
+        "threw",
+        "understood",
+        "woke",
+    ];
+    (word.len() > 4 && word.ends_with("ed") && !word.ends_with("eed")) || IRREGULAR.contains(&word)
 }
 
 #[cfg(test)]
@@ -113,6 +184,8 @@ mod tests {
             "Who conducts the choir I'm in?",
             "Which of the gardens we’ve visited had a maze?",
             "Which of these bikes is ours?",
+            "Who minded the animals while we were away?",
+            "What was the name of the hotel we stayed in?",
         ] {
             assert!(about_the_asker(q), "{q}");
         }
