@@ -12,8 +12,9 @@
 //! - "Tomasz Nowak, my partner", "Zofia, our daughter";
 //! - "my husband Marcus", "our daughter Zofia";
 //! - a line "Mum: Brenda" or "Brother Owen" outside a person's own note;
-//! - a person's own note (titled with a name) saying "My younger sister" or "my line manager since
-//!   2023", or titled "Gillian Hale (Mum)".
+//! - a person's own note (titled with two or more names) saying what they are at the start of a line
+//!   or sentence ("My younger sister, 34.", "; my line manager since 2023"), or titled "Gillian Hale
+//!   (Mum)".
 //!
 //! A relation of a relation ("my other half's mum", "my nephew": a sibling's son) is resolved step by
 //! step: "Tomasz's mother" in Halina's note, "Abena's son Kojo", or "Son Kojo" in Abena's own note.
@@ -355,7 +356,9 @@ struct Forms {
     mine_then_name: Regex,
     /// A line "Mum: Brenda" / "Brother Owen": the name in group 1 (outside a person's own note).
     line_then_name: Regex,
-    /// "my line manager", "My younger sister", a line "Younger brother." (in a person's own note).
+    /// What a person's own note says they are, at the start of a line or a sentence and followed by
+    /// what qualifies it, not by a verb: "My younger sister, 34.", "; my line manager since 2024", a
+    /// line "Younger brother." (not "like my mom always said", which tells of someone else).
     mine: Regex,
     /// A title "Gillian Hale (Mum)" or "Mum (Brenda Fairweather)": a name in group 1 or 2.
     title: Regex,
@@ -375,7 +378,7 @@ impl Forms {
             mine_then_name: re(format!(r"\b(?i:my|our)\s+{BETWEEN}(?i:{w})\b[,:]?\s+({NAME})")),
             line_then_name: re(format!(r"(?m)^\s*(?:[-*+]\s+|#+\s+)?(?i:{w})\s*[:–-]?\s+({NAME})")),
             mine: re(format!(
-                r"(?m)(?:\b(?i:my|our)\s+{BETWEEN}(?i:{w})\b|^\s*(?:[-*+]\s+)?(?i:{BETWEEN})(?i:{w})\b)"
+                r"(?m)(?:^\s*(?:[-*+]\s+)?|[.;]\s+)(?:(?i:my|our)\s+)?(?i:{BETWEEN})((?i:{w}))(?:[,.;:)]|\s+(?i:since|for|from|of|at|in|until)\b|\s*$)"
             )),
             title: re(format!(
                 r"^\s*(?:({NAME})(?:\s+{NAME})*\s*\(\s*(?i:{w})\s*\)|(?i:{w})\s*\(\s*({NAME}))"
@@ -460,7 +463,8 @@ fn from_the_asker(relation: &Relation, forms: &Forms, title: &str, text: &str, p
                 add(people, person, None);
             }
             // "my line manager since 2023" in Elaine's note; not "Son Kojo" (her son's name follows).
-            if forms.mine.find_iter(text).any(|m| !FOLLOWS_NAME.is_match(&text[m.end()..])) {
+            let said = forms.mine.captures_iter(text).filter_map(|c| c.get(1));
+            if said.into_iter().any(|w| !FOLLOWS_NAME.is_match(&text[w.end()..])) {
                 add(people, person, None);
             }
         }
@@ -650,6 +654,16 @@ mod tests {
         assert!(asker(&BOSS, "Aisha Bello", "- Product manager, Payments Platform.").is_empty());
         assert!(asker(&SON, "Abena Mensah", "- Married to Greg. Son Kojo, 4.").is_empty());
         assert!(asker(&MOTHER, "Memory", "- Mum rang about the weekend.").is_empty());
+        assert!(asker(&MOTHER, "Lara Tanaka", "- Stay resilient, like my mom always said.").is_empty());
+        assert!(asker(&MOTHER, "Lara Tanaka", "- My mom always said to never give up.").is_empty());
+        assert_eq!(
+            asker(&BOSS, "Callum Reid", "- Engineering manager. My line manager since 2023."),
+            ["Callum"]
+        );
+        assert_eq!(
+            asker(&BOSS, "Fergus Lamb", "- Senior vet; my boss for most of my nursing years."),
+            ["Fergus"]
+        );
         // The household's animals, on lines of their own or beside "our".
         assert_eq!(asker(&PET, "Memory", "- Moss: lurcher, about five, adopted in 2022."), ["Moss"]);
         assert_eq!(
