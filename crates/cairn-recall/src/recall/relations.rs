@@ -294,11 +294,16 @@ struct Mention {
     steps: Vec<&'static Relation>,
 }
 
-static ASKED_RE: LazyLock<Regex> = LazyLock::new(|| {
+/// The phrases of [`ASKED`] as one alternation, longest first ("line manager" before "manager").
+fn asked_phrases() -> String {
     let mut phrases: Vec<&str> = ASKED.iter().map(|(p, _)| *p).collect();
     phrases.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    let alt = phrases.iter().map(|p| regex::escape(p)).collect::<Vec<_>>().join("|");
-    Regex::new(&format!(r"(?i)\b(?:my|our)\s+{BETWEEN}({alt})\b")).expect("valid")
+    phrases.iter().map(|p| regex::escape(p)).collect::<Vec<_>>().join("|")
+}
+
+/// "my nephew", "our kid", "my younger sister".
+static ASKED_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\b(?:my|our)\s+{BETWEEN}({})\b", asked_phrases())).expect("valid")
 });
 
 /// "the animals", "our pets", "my pet"; not "the pet store" or "the animal shelter" (a singular after
@@ -307,12 +312,9 @@ static ANIMALS_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:(?:the|our|my)\s+(pets|animals)|(?:our|my)\s+(pet|animal))\b").expect("valid")
 });
 
-static CHAINED_RE: LazyLock<Regex> = LazyLock::new(|| {
-    let mut phrases: Vec<&str> = ASKED.iter().map(|(p, _)| *p).collect();
-    phrases.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    let alt = phrases.iter().map(|p| regex::escape(p)).collect::<Vec<_>>().join("|");
-    Regex::new(&format!(r"(?i)^['’]s\s+{BETWEEN}({alt})\b")).expect("valid")
-});
+/// The "'s mum" of "my other half's mum", right after a relation.
+static CHAINED_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"(?i)^['’]s\s+{BETWEEN}({})\b", asked_phrases())).expect("valid"));
 
 fn steps_of(phrase: &str) -> &'static [&'static Relation] {
     let lower = phrase.to_lowercase();
@@ -320,7 +322,7 @@ fn steps_of(phrase: &str) -> &'static [&'static Relation] {
 }
 
 /// The relations `text` names from the asker ("my nephew", "our kid", "my other half's mum", "the
-/// dog"), in the order they appear.
+/// animals"), in the order they appear.
 fn mentions(text: &str) -> Vec<Mention> {
     let mut out = Vec::new();
     for m in ANIMALS_RE.captures_iter(text) {
