@@ -77,6 +77,10 @@ pub struct Relevance {
     /// its words, not its meaning, can make a candidate relevant (`recall.world_needs_words`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub world: bool,
+    /// The query names a date, but most of its other words are nowhere in memory ("who did
+    /// Manchester United sign this summer?"), so the date alone makes no candidate relevant.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undated: bool,
 }
 
 impl Relevance {

@@ -96,7 +96,9 @@
 //! Bare numbers, times of day (`10:30`, `3pm`), decimals, versions, "recently" and "lately" are left
 //! alone, as is anything relative to an event ("after the launch"): [`event_relative`] finds the
 //! forms that name one ("the day after I got back from Lisbon"), whose dates only memory knows. "my mother's day off", "the
-//! first quarter of the game" and "one week on, the other week off" are not dates either. Other words
+//! first quarter of the game" and "one week on, the other week off" are not dates either, nor is a weekday
+//! that ends a name (a capitalised word the scanner does not know before it, not opening a sentence:
+//! "Sheffield Wednesday", "Black Friday"). Other words
 //! are taken at their word: "June" is the month even when it is a name, "Christmas tree" names
 //! Christmas.
 

@@ -267,6 +267,18 @@ impl Scanner<'_> {
         {
             return Some(Hit::new(j + 2, week(dir)?));
         }
+        if self.named_before(i) {
+            return None;
+        }
         Some(Hit::new(i + 1, day(calendar::weekday_before(r, weekday)?)))
+    }
+
+    /// A bare weekday is the end of a name ("Sheffield Wednesday", "Black Friday", "Ash Wednesday")
+    /// when the word before it is a capitalised word the scanner does not know, itself not the first
+    /// word of a sentence (where any word is capitalised).
+    fn named_before(&self, i: usize) -> bool {
+        let Some(name) = i.checked_sub(1) else { return false };
+        let opens = name == 0 || [b'.', b'?', b'!'].iter().any(|&p| self.punct(name - 1, p));
+        self.capital(name) && self.lex(name) == Lex::Other && self.is_word(name) && !opens
     }
 }

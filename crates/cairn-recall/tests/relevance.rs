@@ -245,6 +245,29 @@ fn dates_in_the_prompt_find_the_days_they_name() {
 }
 
 #[test]
+fn a_date_asked_of_what_memory_lacks_finds_nothing() {
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    // The notes of March are of that time, not of a football club or a prize.
+    for q in ["Who did Manchester United sign in March?", "Which novel won the Pulitzer Prize in March 2026?"]
+    {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert!(res.hits.is_empty(), "{q}: {:?}", ids(&res));
+        assert!(res.relevance.undated, "{q}: {:?}", res.relevance);
+    }
+    // The date is all of the question, the rest is in memory, or the question is about the asker.
+    for q in
+        ["What happened in March?", "Who had lunch with Priya in March?", "Who did I sign up with in March?"]
+    {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert!(ids(&res).first().is_some_and(|id| id.starts_with("2026-03")), "{q}: {:?}", ids(&res));
+        assert!(!res.relevance.undated, "{q}");
+    }
+    // "Sheffield Wednesday" is a club, not the last Wednesday (24 June).
+    let res = ask(&r, "When did Sheffield Wednesday last win the FA Cup?", Scope::owner(None), NOW());
+    assert!(res.query_dates.is_empty() && res.hits.is_empty(), "{:?} {:?}", res.query_dates, ids(&res));
+}
+
+#[test]
 fn days_counted_from_a_trip_come_from_the_note_that_dates_it() {
     let mut items = workspace();
     items.push(note(

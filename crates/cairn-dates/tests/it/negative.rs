@@ -100,3 +100,20 @@ fn near_misses_of_observances_and_vague_counts() {
         }
     }
 }
+
+#[test]
+fn a_weekday_ending_a_name_is_not_a_date() {
+    for p in [
+        "When did Sheffield Wednesday last win the FA Cup?",
+        "are the Black Friday deals any good?",
+        "what do people eat on Shrove Tuesday?",
+        "the service on Ash Wednesday",
+    ] {
+        let found = resolve(p, REF, &Locale::ALL);
+        assert!(found.is_empty(), "{p:?} gave {found:?}");
+    }
+    // A weekday after the first word of a sentence, or after a known word, is still one.
+    for p in ["Tuesday?", "What did I do Tuesday?", "Done. Friday was busy.", "Wednesday last week"] {
+        assert_eq!(resolve(p, REF, &Locale::ALL).len(), 1, "{p:?}");
+    }
+}

@@ -17,6 +17,7 @@ use super::external::QueryWeights;
 use super::fusion::{COVERAGE, Fused, calibrated_affinity, calibrated_cosine, relevance};
 use super::hits::Matched;
 use super::lanes::Affinity;
+use super::lanes::date::QueryDates;
 use super::lanes::lexical::{QueryTerm, TermWeights};
 use super::{Recaller, lane, quantize};
 use crate::analyzer::{framing, is_cjk};
@@ -28,6 +29,10 @@ const AFFINITY: &str = "affinity";
 /// The share of a query's idf weight on words memory lacks from which a prompt in a general form is
 /// read as asking of the world (`world.rs`).
 const WORLD_UNKNOWN: f32 = 0.2;
+
+/// The share of the idf weight of a dated query's other words carried by words memory lacks from
+/// which its date alone does not make a note relevant.
+const DATE_UNKNOWN: f32 = 0.6;
 
 /// The share of a query's idf weight on words memory lacks from which it is measured against made-up
 /// prompts as well as general ones (`general.rs`): most of it, since a common word or two ("go",
@@ -48,6 +53,8 @@ pub(super) struct Weighed<'a> {
     pub(super) weights: Option<&'a TermWeights>,
     /// Its affinity to memory, with a model.
     pub(super) affinity: Option<Affinity>,
+    /// The date ranges it names.
+    pub(super) dates: &'a QueryDates,
 }
 
 impl Recaller {
@@ -62,7 +69,7 @@ impl Recaller {
         fused: &mut Vec<Fused>,
         warnings: &mut Vec<String>,
     ) -> (Relevance, Matched, Option<QueryWeights>) {
-        let Weighed { text, terms, weights, affinity } = query;
+        let Weighed { text, terms, weights, affinity, dates } = query;
         let s = &self.settings;
         let mut matched = Matched::new();
         let mut query_weights = None;
@@ -157,6 +164,26 @@ impl Recaller {
         {
             report.world = true;
         }
+        // A date in a question that otherwise asks of what memory lacks ("who did Manchester United
+        // sign this summer?") names a time, not a note: the notes of that time must also hold its
+        // words or its meaning. A question about the asker ("what did I do this summer?") or one the
+        // date is all of ("what happened last week?") keeps it.
+        if !report.personal
+            && !dates.is_empty()
+            && let Some(w) = weights
+        {
+            let idf = weighed_idf(terms, w);
+            let (mut rest, mut unknown) = (0.0f32, 0.0f32);
+            for ((t, i), absent) in terms.iter().zip(&idf).zip(&w.absent) {
+                if !dates.names(&t.surface.to_lowercase()) {
+                    rest += i;
+                    if *absent {
+                        unknown += i;
+                    }
+                }
+            }
+            report.undated = rest > 0.0 && unknown / rest >= DATE_UNKNOWN;
+        }
         let floor = report.floor;
         if let Some(a) = affinity {
             report.memory = Some(quantize(a.memory));
@@ -165,7 +192,7 @@ impl Recaller {
             report.questions = Some(quantize(a.questions));
         }
         for (_, _, parts) in fused.iter() {
-            let r = quantize(relevance(parts, &s.calibration, meaning, report.world));
+            let r = quantize(relevance(parts, &s.calibration, meaning, report.world, report.undated));
             if r > report.best || report.parts.is_empty() {
                 report.best = r;
                 report.parts = parts.clone();

@@ -494,11 +494,13 @@ pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
 /// ([`calibrated_affinity`]) when the general prompts were measured, else its calibrated cosine.
 /// For a prompt that asks of the world (`world`: "how does a heat pump work?", `world.rs`) the
 /// meaning only gates the words, as for any prompt that reads as general, and is no part of its own.
+/// The date counts unless `undated` (the rest of the query asks of what memory lacks, `floor.rs`).
 pub(super) fn relevance(
     parts: &BTreeMap<String, f32>,
     cal: &Calibration,
     meaning: Option<f32>,
     world: bool,
+    undated: bool,
 ) -> f32 {
     let part = |l: &str| parts.get(l).copied().unwrap_or(0.0);
     let mut words = part(COVERAGE).max(part(lane::TAGS));
@@ -518,7 +520,8 @@ pub(super) fn relevance(
         None => parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal)),
     };
     let vector = if world { 0.0 } else { vector };
-    words.max(vector).max(part(lane::DATE)).max(part(PROFILE_PART))
+    let date = if undated { 0.0 } else { part(lane::DATE) };
+    words.max(vector).max(date).max(part(PROFILE_PART))
 }
 
 /// The meaning part of relevance: the query's affinity to memory (memory's lead over the general

@@ -583,7 +583,13 @@ impl Recaller {
         let Found { term_idf, warnings, affinity, .. } = &mut found;
         let (relevance, matched, weights) = self.apply_floor(
             &searcher,
-            floor::Weighed { text: &q.text, terms: &terms, weights: term_idf.as_ref(), affinity: *affinity },
+            floor::Weighed {
+                text: &q.text,
+                terms: &terms,
+                weights: term_idf.as_ref(),
+                affinity: *affinity,
+                dates: &dates,
+            },
             &mut fused,
             warnings,
         );

@@ -10,6 +10,11 @@
 //! convert the Monzo exports?", "show me everything tagged travel") still gets its block, through
 //! its coverage and tags.
 //!
+//! Some forms ask of the world whatever their subject: general how-to with an anyone "you" ("how do you
+//! stop a puppy biting?"), first-person advice on a general task with nothing of the asker's own ("how
+//! long should I roast a leg of lamb?"), a word asked for, who first did something, a figure on
+//! average, the price or size of any one thing, the best time or way to do something.
+//!
 //! Only English prompts in these forms are read as such, and only when no word points at the asker
 //! (`I`, `my`, `we`, `our`, …; in a question also `you` and `me`): "why does my nephew keep a
 //! lizard?", "how do we heat the house?" and "draft an email to our landlord" are about the asker's
@@ -58,10 +63,10 @@ const ORIGINS: &[&str] = &["built", "constructed", "discovered", "established", 
 pub(crate) fn about_the_world(text: &str) -> bool {
     let lower = text.to_lowercase().replace('’', "'");
     let words = words(&lower);
-    if words.iter().any(|w| ASKER.contains(w)) {
-        return false;
-    }
     let at = |i: usize| words.get(i).copied().unwrap_or("");
+    if words.iter().any(|w| ASKER.contains(w)) {
+        return general_advice(&words, text);
+    }
     // "draft a polite email …", "can you recommend a podcast …", "please translate …"
     let verb = match (at(0), at(1)) {
         ("can" | "could" | "would" | "will", "you") => at(2),
@@ -71,8 +76,19 @@ pub(crate) fn about_the_world(text: &str) -> bool {
     if REQUESTS.contains(&verb) {
         return true;
     }
+    // "how do you stop a puppy biting?", "how can you tell real oak from veneer?": "you" is anyone.
+    if at(0) == "how"
+        && matches!(at(1), "do" | "can" | "could" | "would" | "should")
+        && at(2) == "you"
+        && !words.iter().any(|w| matches!(*w, "me" | "your" | "yours"))
+    {
+        return true;
+    }
     if words.iter().any(|w| ADDRESS.contains(w)) {
         return false;
+    }
+    if general_form(&words) {
+        return true;
     }
     // The subject as written: a name ("how does Melanie feel about surfing?", "why is Joanna baking
     // without dairy?") makes a question about someone or something memory may know.
@@ -95,6 +111,60 @@ pub(crate) fn about_the_world(text: &str) -> bool {
     }
 }
 
+/// Advice on a general task asked in the first person, with nothing of the asker's own and no name
+/// in it: "how long should I roast a 2 kg leg of lamb?", "how often should we water a cactus?"; not
+/// "how long should I leave my bike?" or "how often should I feed Barty?".
+fn general_advice(words: &[&str], text: &str) -> bool {
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    let own = words.iter().any(|w| matches!(*w, "my" | "our" | "mine" | "ours" | "myself" | "ourselves"));
+    at(0) == "how"
+        && matches!(at(1), "long" | "much" | "often" | "many")
+        && at(2) == "should"
+        && matches!(at(3), "i" | "we")
+        && !own
+        && !names_anything(text)
+}
+
+/// Whether a word after the first is capitalised (a name), "I" aside.
+fn names_anything(text: &str) -> bool {
+    super::personal::words(text).iter().skip(1).any(|w| {
+        w.starts_with(char::is_uppercase)
+            && !matches!(w.to_lowercase().as_str(), "i" | "i'm" | "i've" | "i'd" | "i'll")
+    })
+}
+
+/// General forms whatever the subject: a word asked for ("what is the Polish word for …?"), who
+/// first did something ("who first worked out …", "who invented …"), a figure on average, a
+/// quantity or price of any one thing ("how many changes are in a full extent?", "how much does a
+/// lurcher weigh?"), and the best way or time to do something ("what's the best way to learn to
+/// play guitar?").
+fn general_form(words: &[&str]) -> bool {
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    let word_for =
+        |i: usize| at(i) == "the" && matches!(at(i + 2), "word" | "term" | "phrase") && at(i + 3) == "for";
+    let asked_word = (at(0) == "what" && at(1) == "is" && word_for(2)) || (at(0) == "what's" && word_for(1));
+    let origin = at(0) == "who" && matches!(at(1), "first" | "invented" | "discovered" | "founded");
+    let average = words.windows(2).any(|p| p == ["on", "average"]);
+    let how_much = at(0) == "how"
+        && at(1) == "much"
+        && matches!(at(2), "does" | "do" | "is" | "are")
+        && matches!(at(3), "a" | "an");
+    let how_many = at(0) == "how"
+        && at(1) == "many"
+        && words
+            .windows(3)
+            .any(|p| matches!(p[0], "is" | "are") && p[1] == "in" && matches!(p[2], "a" | "an"));
+    let best_at = |i: usize| {
+        at(i) == "the"
+            && at(i + 1) == "best"
+            && matches!(at(i + 2), "time" | "way" | "place" | "month" | "season" | "day" | "age")
+            && words[i..].contains(&"to")
+    };
+    let best = (matches!(at(0), "when" | "what" | "where" | "which") && at(1) == "is" && best_at(2))
+        || (matches!(at(0), "when's" | "what's" | "where's") && best_at(1));
+    asked_word || origin || average || how_much || how_many || best
+}
+
 #[cfg(test)]
 mod tests {
     use super::about_the_world;
@@ -115,6 +185,18 @@ mod tests {
             "Can you recommend a good podcast about history?",
             "Please translate 'good evening' into Italian.",
             "Give me a regex that validates an IPv4 address.",
+            "How long should we boil an egg?",
+            "How do you say good night in Welsh?",
+            "How can you tell a rook from a crow?",
+            "What is the Welsh word for 'cheers'?",
+            "What's the Italian term for a sourdough starter?",
+            "Who first climbed Everest?",
+            "Who invented the bicycle?",
+            "What does a train driver earn on average?",
+            "How much does an electric bike cost?",
+            "How many players are in a rugby team?",
+            "What's the best way to store apples over winter?",
+            "When is the best time to prune roses?",
         ] {
             assert!(about_the_world(q), "{q}");
         }
@@ -141,6 +223,13 @@ mod tests {
             "Tell me about the trip to Portugal.",
             "Remind me what the vet said.",
             "Summarise my finances.",
+            "How long should I leave my dough to prove?",
+            "How often should we feed Barty?",
+            "How do you know my sister?",
+            "How much does the allotment cost a year?",
+            "How many pupils are in the eco club?",
+            "Who first told me about the choir?",
+            "What is the name of the word game we played?",
             "",
         ] {
             assert!(!about_the_world(q), "{q}");

@@ -108,6 +108,15 @@ impl QueryDates {
         day_of(created).is_some_and(|day| self.0.iter().any(|d| (d.first..=d.last).contains(&day)))
     }
 
+    /// Whether `word` (lowercase) is one of the words that named a range ("summer" in "this summer").
+    pub(in crate::recall) fn names(&self, word: &str) -> bool {
+        self.0.iter().any(|d| {
+            d.phrase
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| !w.is_empty() && w.eq_ignore_ascii_case(word))
+        })
+    }
+
     /// The ranges as `phrase: first..last` (for the result's report).
     pub(in crate::recall) fn describe(&self) -> Vec<String> {
         self.0.iter().map(|d| format!("{}: {}..{}", d.phrase, d.range.start, d.range.end)).collect()
