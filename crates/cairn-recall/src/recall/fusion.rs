@@ -517,7 +517,15 @@ pub(super) fn relevance(
             }
             if parts.contains_key(lane::VECTOR) { m } else { 0.0 }
         }
-        None => parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal)),
+        None => {
+            // Without a model nothing tells a general question's meaning from a note's: a prompt in
+            // a form that asks of the world ("how does a refrigerator keep food cold?") counts only
+            // the words of a chunk holding most of it.
+            if world && words < cal.strong_words {
+                words = 0.0;
+            }
+            parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal))
+        }
     };
     let vector = if world { 0.0 } else { vector };
     let date = if undated { 0.0 } else { part(lane::DATE) };
@@ -538,6 +546,20 @@ pub(super) const COVERAGE: &str = "coverage";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_a_model_a_prompt_asking_of_the_world_counts_only_strong_words() {
+        let cal = Calibration::default();
+        let parts = |coverage: f32| BTreeMap::from([(COVERAGE.to_owned(), coverage)]);
+        // "how does a refrigerator keep food cold?" against a note on keeping sourdough cold.
+        assert_eq!(relevance(&parts(0.7), &cal, None, true, false), 0.0);
+        assert_eq!(relevance(&parts(0.7), &cal, None, false, false), 0.7);
+        assert_eq!(relevance(&parts(0.9), &cal, None, true, false), 0.9);
+        // A date counts unless the rest of the question asks of what memory lacks.
+        let dated = BTreeMap::from([(lane::DATE.to_owned(), 1.0)]);
+        assert_eq!(relevance(&dated, &cal, None, false, false), 1.0);
+        assert_eq!(relevance(&dated, &cal, None, false, true), 0.0);
+    }
 
     #[test]
     fn a_word_match_counts_as_far_as_the_note_is_near_the_question() {

@@ -77,11 +77,9 @@ pub(crate) fn about_the_world(text: &str) -> bool {
         return true;
     }
     // "how do you stop a puppy biting?", "how can you tell real oak from veneer?": "you" is anyone.
-    if at(0) == "how"
-        && matches!(at(1), "do" | "can" | "could" | "would" | "should")
-        && at(2) == "you"
-        && !words.iter().any(|w| matches!(*w, "me" | "your" | "yours"))
-    {
+    let modal = matches!(at(1), "do" | "can" | "could" | "would" | "should") && at(2) == "you";
+    let measured = matches!(at(1), "long" | "much" | "often" | "many") && at(2) == "should" && at(3) == "you";
+    if at(0) == "how" && (modal || measured) && !words.iter().any(|w| matches!(*w, "me" | "your" | "yours")) {
         return true;
     }
     if words.iter().any(|w| ADDRESS.contains(w)) {
@@ -145,6 +143,11 @@ fn general_form(words: &[&str]) -> bool {
     let asked_word = (at(0) == "what" && at(1) == "is" && word_for(2)) || (at(0) == "what's" && word_for(1));
     let origin = at(0) == "who" && matches!(at(1), "first" | "invented" | "discovered" | "founded");
     let average = words.windows(2).any(|p| p == ["on", "average"]);
+    // "how often should a cat see a vet?"
+    let how_anyone = at(0) == "how"
+        && matches!(at(1), "long" | "much" | "often" | "many")
+        && at(2) == "should"
+        && matches!(at(3), "a" | "an" | "one");
     let how_much = at(0) == "how"
         && at(1) == "much"
         && matches!(at(2), "does" | "do" | "is" | "are")
@@ -162,7 +165,7 @@ fn general_form(words: &[&str]) -> bool {
     };
     let best = (matches!(at(0), "when" | "what" | "where" | "which") && at(1) == "is" && best_at(2))
         || (matches!(at(0), "when's" | "what's" | "where's") && best_at(1));
-    asked_word || origin || average || how_much || how_many || best
+    asked_word || origin || average || how_anyone || how_much || how_many || best
 }
 
 #[cfg(test)]
@@ -197,6 +200,8 @@ mod tests {
             "How many players are in a rugby team?",
             "What's the best way to store apples over winter?",
             "When is the best time to prune roses?",
+            "How often should a dog have its claws clipped?",
+            "How long should you rest a steak?",
         ] {
             assert!(about_the_world(q), "{q}");
         }
