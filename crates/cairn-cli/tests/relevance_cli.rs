@@ -215,17 +215,17 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-2",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.8)],
-        offtopic: 0.85,
+        offtopic: 0.9,
         paraphrase_empty: 0.1,
-        no_model_offtopic: 0.88,
+        no_model_offtopic: 0.9,
         no_model_hit: &[("lexical", 0.85), ("temporal", 0.95)],
     },
     Floors {
         set: "relevance-3",
         hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.95), ("paraphrase", 0.87)],
-        offtopic: 0.8,
+        offtopic: 0.88,
         paraphrase_empty: 0.05,
-        no_model_offtopic: 0.94,
+        no_model_offtopic: 0.96,
         no_model_hit: &[("lexical", 0.75), ("temporal", 0.9)],
     },
 ];
