@@ -245,6 +245,27 @@ fn dates_in_the_prompt_find_the_days_they_name() {
 }
 
 #[test]
+fn a_word_only_a_notes_tags_hold_is_known_to_memory() {
+    let mut items = workspace();
+    let mut trip = note(
+        "trip",
+        Audience::Private,
+        "Pittsburgh, November",
+        "Out on the 20th, back on the 27th.",
+        UNDATED,
+    );
+    trip.tags = vec!["travel".into()];
+    items.push(trip);
+    let (_d, r) = build(&items, RecallSettings::default());
+    let res = ask(&r, "What's in my travel notes?", Scope::owner(None), NOW());
+    // "travel" is in memory (the trip's tag); only "notes" is not.
+    assert!(res.relevance.unknown < 0.9, "{:?}", res.relevance);
+    assert_eq!(ids(&res).first(), Some(&"trip"), "{:?}", ids(&res));
+    let res = ask(&r, "travel", Scope::owner(None), NOW());
+    assert_eq!(res.relevance.unknown, 0.0, "{:?}", res.relevance);
+}
+
+#[test]
 fn a_date_asked_of_what_memory_lacks_finds_nothing() {
     let (_d, r) = build(&workspace(), RecallSettings::default());
     // The notes of March are of that time, not of a football club or a prize.

@@ -427,11 +427,13 @@ impl Recaller {
     }
 }
 
-/// The idf of each term, from its body clause in `specs` (one per term, in term order), and whether
-/// it occurs nowhere in scope. The idfs' sum is the query's full-match score: what a chunk of average
-/// length holding each query term once in its body scores (BM25's term weight at `tf = 1` and average
-/// length is the idf). A term absent from the index has the largest idf, so a query about something
-/// memory never mentions matches little of it.
+/// The idf of each term, from its body clause in `specs` (one per term, in term order, each followed
+/// by the same term's clauses in other fields), and whether it occurs nowhere in scope: in no body,
+/// title or tag (a word only a note's title or tags hold, "travel" in `tags: [travel]`, is known). The
+/// idfs' sum is the query's full-match score: what a chunk of average length holding each query term
+/// once in its body scores (BM25's term weight at `tf = 1` and average length is the idf). A term
+/// absent from the index has the largest idf, so a query about something memory never mentions
+/// matches little of it.
 fn term_idf(
     statistics: &dyn Bm25StatisticsProvider,
     specs: &[(Term, f32)],
@@ -439,10 +441,17 @@ fn term_idf(
 ) -> tantivy::Result<TermWeights> {
     let n = statistics.total_num_docs()? as f64;
     let mut out = TermWeights::default();
-    for (term, _) in specs.iter().filter(|(t, _)| t.field() == body) {
+    for (i, (term, _)) in specs.iter().enumerate().filter(|(_, (t, _))| t.field() == body) {
         let df = (statistics.doc_freq(term)? as f64).min(n);
         out.idf.push(((n - df + 0.5) / (df + 0.5)).ln_1p() as f32);
-        out.absent.push(df == 0.0);
+        let mut absent = df == 0.0;
+        for (other, _) in specs[i + 1..].iter().take_while(|(t, _)| t.field() != body) {
+            if !absent {
+                break;
+            }
+            absent = statistics.doc_freq(other)? == 0;
+        }
+        out.absent.push(absent);
     }
     Ok(out)
 }
