@@ -245,7 +245,7 @@ fn dates_in_the_prompt_find_the_days_they_name() {
 }
 
 #[test]
-fn a_word_only_a_notes_tags_hold_is_known_to_memory() {
+fn a_note_is_found_by_the_words_of_its_tags() {
     let mut items = workspace();
     let mut trip = note(
         "trip",
@@ -256,6 +256,14 @@ fn a_word_only_a_notes_tags_hold_is_known_to_memory() {
     );
     trip.tags = vec!["travel".into()];
     items.push(trip);
+    // Notes of any workspace use the words that name notes and tags.
+    items.push(note(
+        "move",
+        Audience::Private,
+        "Moving day",
+        "Tagged every box; the notes are in the kitchen drawer.",
+        UNDATED,
+    ));
     let (_d, r) = build(&items, RecallSettings::default());
     let res = ask(&r, "What's in my travel notes?", Scope::owner(None), NOW());
     // "travel" is in memory (the trip's tag); only "notes" is not.
@@ -263,6 +271,12 @@ fn a_word_only_a_notes_tags_hold_is_known_to_memory() {
     assert_eq!(ids(&res).first(), Some(&"trip"), "{:?}", ids(&res));
     let res = ask(&r, "travel", Scope::owner(None), NOW());
     assert_eq!(res.relevance.unknown, 0.0, "{:?}", res.relevance);
+    // Asked by its tag, in words that say only that it is a tag or a note: the tag is all of it.
+    for q in ["Anything tagged travel?", "Show me the travel notes."] {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert_eq!(ids(&res).first(), Some(&"trip"), "{q}: {:?}", res.relevance);
+        assert_eq!(res.relevance.parts.get(lane::TAGS), Some(&1.0), "{q}: {:?}", res.relevance);
+    }
 }
 
 #[test]

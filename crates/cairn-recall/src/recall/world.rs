@@ -141,6 +141,8 @@ fn general_form(words: &[&str]) -> bool {
     let word_for =
         |i: usize| at(i) == "the" && matches!(at(i + 2), "word" | "term" | "phrase") && at(i + 3) == "for";
     let asked_word = (at(0) == "what" && at(1) == "is" && word_for(2)) || (at(0) == "what's" && word_for(1));
+    // "what does a gobo do?": what any one thing does, not what someone memory knows does.
+    let what_any = at(0) == "what" && matches!(at(1), "does" | "do") && matches!(at(2), "a" | "an");
     let origin = at(0) == "who" && matches!(at(1), "first" | "invented" | "discovered" | "founded");
     let average = words.windows(2).any(|p| p == ["on", "average"]);
     // "how often should a cat see a vet?"
@@ -165,7 +167,7 @@ fn general_form(words: &[&str]) -> bool {
     };
     let best = (matches!(at(0), "when" | "what" | "where" | "which") && at(1) == "is" && best_at(2))
         || (matches!(at(0), "when's" | "what's" | "where's") && best_at(1));
-    asked_word || origin || average || how_anyone || how_much || how_many || best
+    asked_word || what_any || origin || average || how_anyone || how_much || how_many || best
 }
 
 #[cfg(test)]
@@ -202,6 +204,7 @@ mod tests {
             "When is the best time to prune roses?",
             "How often should a dog have its claws clipped?",
             "How long should you rest a steak?",
+            "What does a torque wrench do?",
         ] {
             assert!(about_the_world(q), "{q}");
         }
@@ -234,6 +237,8 @@ mod tests {
             "How much does the allotment cost a year?",
             "How many pupils are in the eco club?",
             "Who first told me about the choir?",
+            "What does the plumber charge?",
+            "What does Harriet do for work?",
             "What is the name of the word game we played?",
             "",
         ] {
