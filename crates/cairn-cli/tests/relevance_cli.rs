@@ -202,7 +202,8 @@ struct Floors {
 }
 
 /// The figures of BENCHMARKS.md ("Relevance"), with some room: a change that loses relevance fails
-/// here. The second and third sets were written after the defaults were chosen, as held-out checks.
+/// here. The second, third and fourth sets were written after the defaults were chosen, as held-out
+/// checks.
 const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance",
@@ -227,6 +228,14 @@ const FLOORS: &[Floors] = &[
         paraphrase_empty: 0.05,
         no_model_offtopic: 0.96,
         no_model_hit: &[("lexical", 0.75), ("temporal", 0.9)],
+    },
+    Floors {
+        set: "relevance-4",
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.63)],
+        offtopic: 0.88,
+        paraphrase_empty: 0.25,
+        no_model_offtopic: 0.94,
+        no_model_hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.92)],
     },
 ];
 
@@ -342,7 +351,7 @@ fn made_up_words_get_nothing_on_any_workspace() {
         .map(|(i, q)| json!({"id": format!("made-up-{i}"), "kind": "offtopic", "question": q}).to_string())
         .collect();
     std::fs::write(&queries, lines.join("\n")).unwrap();
-    for set in ["relevance", "relevance-2", "relevance-3"] {
+    for set in ["relevance", "relevance-2", "relevance-3", "relevance-4"] {
         let runs = eval_questions(set, &queries, Some(&model));
         let empty = figure(&runs, "default", "offtopic", "empty");
         assert!(empty >= 0.95, "{set}: made-up prompts with an empty block {empty}");
