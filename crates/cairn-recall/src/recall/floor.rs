@@ -74,10 +74,10 @@ impl Recaller {
         let mut matched = Matched::new();
         let mut query_weights = None;
         let weights = weights.filter(|w| w.idf.len() == terms.len());
-        if let Some(w) = weights {
-            let idf = weighed_idf(terms, w);
+        let weighed = weights.map(|w| weighed_idf(terms, w));
+        if let Some(idf) = &weighed {
             let mut qw = QueryWeights::default();
-            for (t, &i) in terms.iter().zip(&idf) {
+            for (t, &i) in terms.iter().zip(idf) {
                 qw.push(&t.term, &t.surface, i, t.clause);
             }
             query_weights = Some(qw);
@@ -94,7 +94,7 @@ impl Recaller {
                 Ok(sets) => {
                     for ((i, addr), set) in head.iter().zip(sets) {
                         if total > 0.0 {
-                            fused[*i].2.insert(COVERAGE.to_owned(), quantize(coverage(terms, &idf, &set)));
+                            fused[*i].2.insert(COVERAGE.to_owned(), quantize(coverage(terms, idf, &set)));
                         }
                         matched.insert(*addr, set);
                     }
@@ -105,11 +105,7 @@ impl Recaller {
         let floor = s.floor.max(0.0);
         let mut report = Relevance { floor, ..Relevance::default() };
         if let Some(w) = weights {
-            let total: f32 = w.idf.iter().sum();
-            let unknown: f32 = w.idf.iter().zip(&w.absent).filter(|(_, a)| **a).map(|(i, _)| i).sum();
-            if total > 0.0 {
-                report.unknown = quantize(unknown / total).max(0.0);
-            }
+            report.unknown = quantize(unknown_share(&w.idf, &w.absent, |_| true)).max(0.0);
         }
         // A question about the asker meets the lower personal floor, and its nearest line counts from a
         // smaller lead. Made-up words asked about ("what is my zorblax?") stay empty: nonsense is
@@ -170,19 +166,10 @@ impl Recaller {
         // date is all of ("what happened last week?") keeps it.
         if !report.personal
             && !dates.is_empty()
-            && let Some(w) = weights
+            && let (Some(w), Some(idf)) = (weights, &weighed)
         {
-            let idf = weighed_idf(terms, w);
-            let (mut rest, mut unknown) = (0.0f32, 0.0f32);
-            for ((t, i), absent) in terms.iter().zip(&idf).zip(&w.absent) {
-                if !dates.names(&t.surface.to_lowercase()) {
-                    rest += i;
-                    if *absent {
-                        unknown += i;
-                    }
-                }
-            }
-            report.undated = rest > 0.0 && unknown / rest >= DATE_UNKNOWN;
+            let beside_dates = |i: usize| !dates.names(&terms[i].surface);
+            report.undated = unknown_share(idf, &w.absent, beside_dates) >= DATE_UNKNOWN;
         }
         let floor = report.floor;
         if let Some(a) = affinity {
@@ -207,6 +194,19 @@ impl Recaller {
         }
         (report, matched, query_weights)
     }
+}
+
+/// The share of the weight `idf` of the terms `keep` takes (by index) that the terms memory lacks
+/// (`absent`) carry; 0 when they weigh nothing.
+fn unknown_share(idf: &[f32], absent: &[bool], keep: impl Fn(usize) -> bool) -> f32 {
+    let (mut total, mut unknown) = (0.0f32, 0.0f32);
+    for (_, (&w, &a)) in idf.iter().zip(absent).enumerate().filter(|(i, _)| keep(*i)) {
+        total += w;
+        if a {
+            unknown += w;
+        }
+    }
+    if total > 0.0 { unknown / total } else { 0.0 }
 }
 
 /// Each query term's idf as coverage weighs it: words that frame a question ("current status",

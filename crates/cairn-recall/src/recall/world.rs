@@ -77,9 +77,11 @@ pub(crate) fn about_the_world(text: &str) -> bool {
         return true;
     }
     // "how do you stop a puppy biting?", "how can you tell real oak from veneer?": "you" is anyone.
-    let modal = matches!(at(1), "do" | "can" | "could" | "would" | "should") && at(2) == "you";
-    let measured = matches!(at(1), "long" | "much" | "often" | "many") && at(2) == "should" && at(3) == "you";
-    if at(0) == "how" && (modal || measured) && !words.iter().any(|w| matches!(*w, "me" | "your" | "yours")) {
+    let modal =
+        at(0) == "how" && matches!(at(1), "do" | "can" | "could" | "would" | "should") && at(2) == "you";
+    if (modal || how_should(&words) == Some("you"))
+        && !words.iter().any(|w| matches!(*w, "me" | "your" | "yours"))
+    {
         return true;
     }
     if words.iter().any(|w| ADDRESS.contains(w)) {
@@ -113,14 +115,16 @@ pub(crate) fn about_the_world(text: &str) -> bool {
 /// in it: "how long should I roast a 2 kg leg of lamb?", "how often should we water a cactus?"; not
 /// "how long should I leave my bike?" or "how often should I feed Barty?".
 fn general_advice(words: &[&str], text: &str) -> bool {
-    let at = |i: usize| words.get(i).copied().unwrap_or("");
     let own = words.iter().any(|w| matches!(*w, "my" | "our" | "mine" | "ours" | "myself" | "ourselves"));
-    at(0) == "how"
-        && matches!(at(1), "long" | "much" | "often" | "many")
-        && at(2) == "should"
-        && matches!(at(3), "i" | "we")
-        && !own
-        && !names_anything(text)
+    matches!(how_should(words), Some("i" | "we")) && !own && !names_anything(text)
+}
+
+/// Who a "how long / much / often / many should …" question is about: the word after "should" ("I",
+/// "you", "a" in "how often should a cat see a vet?").
+fn how_should<'w>(words: &[&'w str]) -> Option<&'w str> {
+    let measure = matches!(words.get(1).copied(), Some("long" | "much" | "often" | "many"));
+    (words.first() == Some(&"how") && measure && words.get(2) == Some(&"should"))
+        .then(|| words.get(3).copied())?
 }
 
 /// Whether a word after the first is capitalised (a name), "I" aside.
@@ -146,10 +150,7 @@ fn general_form(words: &[&str]) -> bool {
     let origin = at(0) == "who" && matches!(at(1), "first" | "invented" | "discovered" | "founded");
     let average = words.windows(2).any(|p| p == ["on", "average"]);
     // "how often should a cat see a vet?"
-    let how_anyone = at(0) == "how"
-        && matches!(at(1), "long" | "much" | "often" | "many")
-        && at(2) == "should"
-        && matches!(at(3), "a" | "an" | "one");
+    let how_anyone = matches!(how_should(words), Some("a" | "an" | "one"));
     let how_much = at(0) == "how"
         && at(1) == "much"
         && matches!(at(2), "does" | "do" | "is" | "are")

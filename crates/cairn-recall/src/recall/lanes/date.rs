@@ -108,7 +108,7 @@ impl QueryDates {
         day_of(created).is_some_and(|day| self.0.iter().any(|d| (d.first..=d.last).contains(&day)))
     }
 
-    /// Whether `word` (lowercase) is one of the words that named a range ("summer" in "this summer").
+    /// Whether `word` is one of the words that named a range ("summer" in "this summer"), in any case.
     pub(in crate::recall) fn names(&self, word: &str) -> bool {
         self.0.iter().any(|d| {
             d.phrase
