@@ -152,11 +152,13 @@ impl Recaller {
         // relevant by its words alone: near the notes in meaning, it asks how things are, or for
         // something new, not what the notes hold.
         // Only when memory lacks some of its words: a question every word of which memory uses ("how
-        // does Melanie feel about surfing?") may well ask what memory holds about someone.
+        // does Melanie feel about surfing?") may well ask what memory holds about someone. The forms
+        // that ask of the world whatever their subject ("what is the annual ISA allowance in the
+        // UK?") need no unknown word.
         if s.world_needs_words
             && !report.personal
-            && report.unknown >= WORLD_UNKNOWN
-            && super::world::about_the_world(text)
+            && (super::world::in_a_general_form(text)
+                || report.unknown >= WORLD_UNKNOWN && super::world::about_the_world(text))
         {
             report.world = true;
         }
