@@ -224,7 +224,7 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-3",
         hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.95), ("paraphrase", 0.87)],
-        offtopic: 0.88,
+        offtopic: 0.92,
         paraphrase_empty: 0.05,
         no_model_offtopic: 0.96,
         no_model_hit: &[("lexical", 0.75), ("temporal", 0.9)],
@@ -232,7 +232,7 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-4",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.63)],
-        offtopic: 0.88,
+        offtopic: 0.92,
         paraphrase_empty: 0.25,
         no_model_offtopic: 0.94,
         no_model_hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.92)],
