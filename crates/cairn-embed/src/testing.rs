@@ -29,6 +29,8 @@ pub struct TinyModel {
     pub normalize: bool,
     /// Seed of the weights.
     pub seed: u64,
+    /// An MPNet model (its tensor names, relative position bias, positions from 2) instead of BERT.
+    pub mpnet: bool,
 }
 
 impl Default for TinyModel {
@@ -43,6 +45,7 @@ impl Default for TinyModel {
             pooling: "mean",
             normalize: true,
             seed: 7,
+            mpnet: false,
         }
     }
 }
@@ -180,13 +183,23 @@ impl TinyModel {
         std::fs::create_dir_all(dir.join("1_Pooling"))?;
         let vocab = vocab();
         let h = self.hidden;
-        let config = json!({
-            "architectures": ["BertModel"], "model_type": "bert", "hidden_act": "gelu",
-            "hidden_size": h, "num_hidden_layers": self.layers, "num_attention_heads": self.heads,
-            "intermediate_size": self.intermediate, "max_position_embeddings": self.max_position,
-            "type_vocab_size": 2, "vocab_size": vocab.len(), "layer_norm_eps": 1e-12,
-            "position_embedding_type": "absolute", "pad_token_id": 0
-        });
+        let config = if self.mpnet {
+            json!({
+                "architectures": ["MPNetModel"], "model_type": "mpnet", "hidden_act": "gelu",
+                "hidden_size": h, "num_hidden_layers": self.layers, "num_attention_heads": self.heads,
+                "intermediate_size": self.intermediate, "max_position_embeddings": self.max_position,
+                "vocab_size": vocab.len(), "layer_norm_eps": 1e-5, "pad_token_id": 1,
+                "relative_attention_num_buckets": 32
+            })
+        } else {
+            json!({
+                "architectures": ["BertModel"], "model_type": "bert", "hidden_act": "gelu",
+                "hidden_size": h, "num_hidden_layers": self.layers, "num_attention_heads": self.heads,
+                "intermediate_size": self.intermediate, "max_position_embeddings": self.max_position,
+                "type_vocab_size": 2, "vocab_size": vocab.len(), "layer_norm_eps": 1e-12,
+                "position_embedding_type": "absolute", "pad_token_id": 0
+            })
+        };
         let mut modules = vec![
             json!({"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}),
             json!({"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}),
@@ -220,23 +233,49 @@ impl TinyModel {
         let (v, p, i) = (vocab.len(), self.max_position, self.intermediate);
         t.insert("embeddings.word_embeddings.weight".into(), rng.tensor(&[v, h], 1.0, 0.0));
         t.insert("embeddings.position_embeddings.weight".into(), rng.tensor(&[p, h], 0.3, 0.0));
-        t.insert("embeddings.token_type_embeddings.weight".into(), rng.tensor(&[2, h], 0.1, 0.0));
+        if self.mpnet {
+            t.insert(
+                "encoder.relative_attention_bias.weight".into(),
+                rng.tensor(&[32, self.heads], 1.0, 0.0),
+            );
+        } else {
+            t.insert("embeddings.token_type_embeddings.weight".into(), rng.tensor(&[2, h], 0.1, 0.0));
+        }
         t.insert("embeddings.LayerNorm.weight".into(), rng.tensor(&[h], 0.1, 1.0));
         t.insert("embeddings.LayerNorm.bias".into(), rng.tensor(&[h], 0.1, 0.0));
         let ws = 1.0 / (h as f32).sqrt();
+        let names: [&str; 6] = if self.mpnet {
+            [
+                "attention.attn.q",
+                "attention.attn.k",
+                "attention.attn.v",
+                "attention.attn.o",
+                "attention.LayerNorm",
+                "output.LayerNorm",
+            ]
+        } else {
+            [
+                "attention.self.query",
+                "attention.self.key",
+                "attention.self.value",
+                "attention.output.dense",
+                "attention.output.LayerNorm",
+                "output.LayerNorm",
+            ]
+        };
         for l in 0..self.layers {
             let pre = format!("encoder.layer.{l}");
             let mut lin = |name: &str, inp: usize, out: usize| {
                 t.insert(format!("{pre}.{name}.weight"), rng.tensor(&[out, inp], ws * 1.7, 0.0));
                 t.insert(format!("{pre}.{name}.bias"), rng.tensor(&[out], 0.05, 0.0));
             };
-            lin("attention.self.query", h, h);
-            lin("attention.self.key", h, h);
-            lin("attention.self.value", h, h);
-            lin("attention.output.dense", h, h);
+            lin(names[0], h, h);
+            lin(names[1], h, h);
+            lin(names[2], h, h);
+            lin(names[3], h, h);
             lin("intermediate.dense", h, i);
             lin("output.dense", i, h);
-            for norm in ["attention.output.LayerNorm", "output.LayerNorm"] {
+            for norm in [names[4], names[5]] {
                 t.insert(format!("{pre}.{norm}.weight"), rng.tensor(&[h], 0.1, 1.0));
                 t.insert(format!("{pre}.{norm}.bias"), rng.tensor(&[h], 0.1, 0.0));
             }

