@@ -106,6 +106,19 @@ pub(crate) struct Bert {
     activation: Activation,
 }
 
+/// A layer's attention tensors in BERT: query, key, value, output, and the LayerNorm after it.
+pub(crate) const BERT_ATTENTION: [&str; 5] = [
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "attention.output.LayerNorm",
+];
+
+/// The same tensors in MPNet.
+pub(crate) const MPNET_ATTENTION: [&str; 5] =
+    ["attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o", "attention.LayerNorm"];
+
 /// Looks tensors up by name, with or without a `bert.` prefix, checking shapes.
 struct Weights<'a> {
     map: &'a HashMap<String, Tensor>,
@@ -197,23 +210,8 @@ impl Bert {
         };
         let emb_norm = w.norm("embeddings.LayerNorm", h, eps)?;
         // Layer tensor names: BERT's, or MPNet's (`attention.attn.{q,k,v,o}`, `attention.LayerNorm`).
-        let (q_name, k_name, v_name, o_name, attn_norm_name) = if mpnet {
-            (
-                "attention.attn.q",
-                "attention.attn.k",
-                "attention.attn.v",
-                "attention.attn.o",
-                "attention.LayerNorm",
-            )
-        } else {
-            (
-                "attention.self.query",
-                "attention.self.key",
-                "attention.self.value",
-                "attention.output.dense",
-                "attention.output.LayerNorm",
-            )
-        };
+        let [q_name, k_name, v_name, o_name, attn_norm_name] =
+            if mpnet { MPNET_ATTENTION } else { BERT_ATTENTION };
         let scale = 1.0 / (head_dim as f64).sqrt();
         let mut layers = Vec::with_capacity(c.num_hidden_layers);
         for i in 0..c.num_hidden_layers {

@@ -244,25 +244,7 @@ impl TinyModel {
         t.insert("embeddings.LayerNorm.weight".into(), rng.tensor(&[h], 0.1, 1.0));
         t.insert("embeddings.LayerNorm.bias".into(), rng.tensor(&[h], 0.1, 0.0));
         let ws = 1.0 / (h as f32).sqrt();
-        let names: [&str; 6] = if self.mpnet {
-            [
-                "attention.attn.q",
-                "attention.attn.k",
-                "attention.attn.v",
-                "attention.attn.o",
-                "attention.LayerNorm",
-                "output.LayerNorm",
-            ]
-        } else {
-            [
-                "attention.self.query",
-                "attention.self.key",
-                "attention.self.value",
-                "attention.output.dense",
-                "attention.output.LayerNorm",
-                "output.LayerNorm",
-            ]
-        };
+        let names = if self.mpnet { crate::bert::MPNET_ATTENTION } else { crate::bert::BERT_ATTENTION };
         for l in 0..self.layers {
             let pre = format!("encoder.layer.{l}");
             let mut lin = |name: &str, inp: usize, out: usize| {
@@ -275,7 +257,7 @@ impl TinyModel {
             lin(names[3], h, h);
             lin("intermediate.dense", h, i);
             lin("output.dense", i, h);
-            for norm in [names[4], names[5]] {
+            for norm in [names[4], "output.LayerNorm"] {
                 t.insert(format!("{pre}.{norm}.weight"), rng.tensor(&[h], 0.1, 1.0));
                 t.insert(format!("{pre}.{norm}.bias"), rng.tensor(&[h], 0.1, 0.0));
             }

