@@ -52,8 +52,23 @@ const ADDRESS: &[&str] = &["me", "you", "you'd", "you'll", "you're", "you've", "
 /// Verbs that open a request for something new, or for general knowledge ("draft …", "explain …").
 /// Not "tell", "show", "summarise" or "remind": "tell me about the trip", "remind me what the vet
 /// said" ask for what memory holds.
-const REQUESTS: &[&str] =
-    &["compose", "draft", "explain", "give", "recommend", "suggest", "translate", "write"];
+const REQUESTS: &[&str] = &[
+    "calculate",
+    "compose",
+    "convert",
+    "define",
+    "draft",
+    "explain",
+    "give",
+    "paraphrase",
+    "proofread",
+    "recommend",
+    "rephrase",
+    "rewrite",
+    "suggest",
+    "translate",
+    "write",
+];
 
 /// Verbs of a thing's origin: "when was the bridge *built*?" asks for history, not for a note.
 const ORIGINS: &[&str] = &["built", "constructed", "discovered", "established", "founded", "invented"];
@@ -87,7 +102,7 @@ pub(crate) fn about_the_world(text: &str) -> bool {
     if words.iter().any(|w| ADDRESS.contains(w)) {
         return false;
     }
-    if general_form(&words) || of_a_place(&words, text) {
+    if general_form(&words, text) || of_a_place(&words, text) {
         return true;
     }
     // The subject as written: a name ("how does Melanie feel about surfing?", "why is Joanna baking
@@ -118,7 +133,7 @@ pub(crate) fn in_a_general_form(text: &str) -> bool {
     let lower = text.to_lowercase().replace('’', "'");
     let words = words(&lower);
     !words.iter().any(|w| ASKER.contains(w) || ADDRESS.contains(w))
-        && (general_form(&words) || of_a_place(&words, text))
+        && (general_form(&words, text) || of_a_place(&words, text))
 }
 
 /// Advice on a general task asked in the first person, with nothing of the asker's own and no name
@@ -193,13 +208,54 @@ fn of_a_place(words: &[&str], text: &str) -> bool {
             .all(|w| w.starts_with(char::is_uppercase) && !TIMES.contains(&w.to_lowercase().as_str()))
 }
 
+/// Words that open a noun phrase about particular things, or name someone: "why do *the* bees …",
+/// "why do *mum* and dad …" ask of things or people memory may know; "why do bees …" of any.
+const PARTICULAR: &[&str] = &[
+    "a", "all", "an", "any", "both", "dad", "dads", "each", "grandma", "grandad", "he", "her", "his", "it",
+    "its", "kids'", "mom", "mum", "nan", "our", "people's", "she", "some", "that", "the", "their", "these",
+    "they", "this", "those",
+];
+
+/// Words that make "what is a …?" ask for one of something, not for a definition: "what's a good
+/// time to call?", "what is a hobby of Caroline's?".
+const NOT_A_DEFINITION: &[&str] = &[
+    "about", "at", "better", "by", "cheap", "decent", "easy", "for", "from", "good", "great", "in", "nice",
+    "of", "on", "quick", "that", "to", "which", "who", "with",
+];
+
 /// General forms whatever the subject: a word asked for ("what is the Polish word for …?"), who
 /// first did something ("who first worked out …", "who invented …"), a figure on average, a
 /// quantity or price of any one thing ("how many changes are in a full extent?", "how much does a
-/// lurcher weigh?"), and the best way or time to do something ("what's the best way to learn to
-/// play guitar?").
-fn general_form(words: &[&str]) -> bool {
+/// lurcher weigh?"), the best way or time to do something ("what's the best way to learn to play
+/// guitar?"), a definition ("what is a Roth IRA?"), and how or why any one thing, or a kind of
+/// things, is as it is ("how does an offset mortgage work?", "why do bees make honey?": a bare
+/// plural is any bees, not the asker's).
+fn general_form(words: &[&str], text: &str) -> bool {
     let at = |i: usize| words.get(i).copied().unwrap_or("");
+    let written = super::personal::words(text);
+    let lowercase = |i: usize| written.get(i).is_some_and(|w| !w.starts_with(char::is_uppercase));
+    let definition = {
+        let article = match (at(0), at(1)) {
+            ("what", "is") => Some(2),
+            ("what's", _) => Some(1),
+            _ => None,
+        };
+        article.is_some_and(|i| {
+            let rest = words.get(i + 1..).unwrap_or_default();
+            matches!(at(i), "a" | "an")
+                && (1..=4).contains(&rest.len())
+                && !rest.iter().any(|w| NOT_A_DEFINITION.contains(w))
+        })
+    };
+    let any_one = matches!(at(0), "how" | "why")
+        && matches!(at(1), "does" | "do" | "is" | "can")
+        && matches!(at(2), "a" | "an");
+    let kind = at(0) == "why"
+        && matches!(at(1), "do" | "are")
+        && !at(2).is_empty()
+        && lowercase(2)
+        && !PARTICULAR.contains(&at(2))
+        && !names_anything(text);
     let word_for =
         |i: usize| at(i) == "the" && matches!(at(i + 2), "word" | "term" | "phrase") && at(i + 3) == "for";
     let asked_word = (at(0) == "what" && at(1) == "is" && word_for(2)) || (at(0) == "what's" && word_for(1));
@@ -226,7 +282,17 @@ fn general_form(words: &[&str]) -> bool {
     };
     let best = (matches!(at(0), "when" | "what" | "where" | "which") && at(1) == "is" && best_at(2))
         || (matches!(at(0), "when's" | "what's" | "where's") && best_at(1));
-    asked_word || what_any || origin || average || how_anyone || how_much || how_many || best
+    asked_word
+        || what_any
+        || origin
+        || average
+        || how_anyone
+        || how_much
+        || how_many
+        || best
+        || definition
+        || any_one
+        || kind
 }
 
 #[cfg(test)]
@@ -267,6 +333,15 @@ mod tests {
             "What's the VAT registration threshold in Ireland?",
             "What is the minimum wage in the UK?",
             "What are the school holidays in Northern Ireland?",
+            "What is a Roth IRA?",
+            "What's an offset mortgage?",
+            "How does a mortgage offset account work?",
+            "Why is a heat pump less efficient in the cold?",
+            "Why do bees make honey?",
+            "Why do racing greyhounds retire so young?",
+            "Why are cats afraid of cucumbers?",
+            "Can you proofread this sentence: their going to the park tomorrow",
+            "Convert 30 miles to kilometres.",
         ] {
             assert!(about_the_world(q), "{q}");
         }
@@ -310,6 +385,23 @@ mod tests {
             "",
         ] {
             assert!(!about_the_world(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn particular_things_and_people_are_not_in_a_general_form() {
+        for q in [
+            "What's a good time to call Mum?",
+            "What is a hobby of Caroline's?",
+            "Why do the bees keep swarming?",
+            "Why do mum and dad argue about the garden?",
+            "Why do Mel and Joanna run together?",
+            "Why are flowers important to Melanie?",
+            "Why are they moving house?",
+            "Why did a fox get into the hen house?",
+            "How does a typical Tuesday look for me?",
+        ] {
+            assert!(!in_a_general_form(q), "{q}");
         }
     }
 
