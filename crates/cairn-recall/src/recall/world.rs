@@ -232,8 +232,6 @@ const NOT_A_DEFINITION: &[&str] = &[
 /// plural is any bees, not the asker's).
 fn general_form(words: &[&str], text: &str) -> bool {
     let at = |i: usize| words.get(i).copied().unwrap_or("");
-    let written = super::personal::words(text);
-    let lowercase = |i: usize| written.get(i).is_some_and(|w| !w.starts_with(char::is_uppercase));
     let definition = {
         let article = match (at(0), at(1)) {
             ("what", "is") => Some(2),
@@ -253,7 +251,6 @@ fn general_form(words: &[&str], text: &str) -> bool {
     let kind = at(0) == "why"
         && matches!(at(1), "do" | "are")
         && !at(2).is_empty()
-        && lowercase(2)
         && !PARTICULAR.contains(&at(2))
         && !names_anything(text);
     let word_for =
