@@ -223,7 +223,7 @@ const FLOORS: &[Floors] = &[
     },
     Floors {
         set: "relevance-3",
-        hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.95), ("paraphrase", 0.87)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.95), ("paraphrase", 0.87)],
         offtopic: 0.92,
         paraphrase_empty: 0.05,
         no_model_offtopic: 0.96,

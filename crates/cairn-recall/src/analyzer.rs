@@ -2,7 +2,9 @@
 //!
 //! - Unicode word segmentation (UAX #29), lowercasing, Latin letters folded to their base letter
 //!   (`Zoë Müller` = `Zoe Muller`, `Łódź` = `Lodz`: people type names without their accents).
-//! - Latin and other alphabetic scripts: a small English stop-word list and the Snowball English stemmer.
+//! - Latin and other alphabetic scripts: a small English stop-word list, short forms read as the word
+//!   they stand for (`Ref` = `reference`, `Xmas` = `Christmas`: `short_forms.rs`), and the Snowball
+//!   English stemmer.
 //! - CJK (Han, Hiragana, Katakana, Hangul): each run of CJK characters becomes overlapping character
 //!   bigrams (a run of one character becomes a unigram), so Chinese, Japanese and Korean text is searchable
 //!   without a dictionary.
@@ -12,6 +14,8 @@ use std::sync::OnceLock;
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 use unicode_segmentation::UnicodeSegmentation;
+
+use crate::short_forms::read_as;
 
 /// The name the tokenizer is registered under in the index.
 pub(crate) const TOKENIZER_NAME: &str = "cairn_v1";
@@ -157,6 +161,7 @@ fn emit_word(
     if trimmed.is_empty() || trimmed.len() > MAX_TOKEN_BYTES || is_stop_word(trimmed) {
         return;
     }
+    let trimmed = read_as(trimmed).unwrap_or(trimmed);
     if trimmed.bytes().any(|b| b.is_ascii_lowercase()) {
         // Word frequencies are Zipfian: a small per-thread memo skips most Snowball runs (same output).
         let emitted = STEMS.with(|cell| {
@@ -411,6 +416,16 @@ mod tests {
         check("Þórður Ðoan", &["thordur", "doan"]);
         // Other scripts keep their letters.
         check("Москва Αθήνα", &["москва", "αθήνα"]);
+    }
+
+    #[test]
+    fn short_forms_and_their_words_are_one_term() {
+        check("Ref AW-23817, appt Fri", &["refer", "aw", "23817", "appoint", "friday"]);
+        check("the reference for the appointment on Friday", &["refer", "appoint", "friday"]);
+        assert_eq!(analyze("Xmas at Mum's"), analyze("Christmas at Mum's"));
+        assert_eq!(analyze("the veterinarian"), analyze("the vet"));
+        // A word of its own is not read as a weekday.
+        assert_ne!(analyze("sun"), analyze("Sunday"));
     }
 
     #[test]

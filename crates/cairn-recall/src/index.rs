@@ -22,7 +22,7 @@ use crate::implied::implied_words;
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";

@@ -69,6 +69,7 @@ pub mod eval;
 mod implied;
 mod index;
 mod recall;
+mod short_forms;
 mod stats;
 mod taat;
 
