@@ -251,7 +251,7 @@ fn emit_cjk(text: &str, from: usize, to: usize, emit: &mut impl FnMut(&str, usiz
 /// lane reads. Searched like any word, but they say nothing about whether a note is what the prompt is
 /// about, so the relevance floor's coverage leaves them out (`floor.rs`). As written; [`framing`] holds
 /// their analysed terms.
-const FRAMING_WORDS: &str = "what's whats who's how's where's when's current currently status update updates     latest recent recently new news happen happened happening going go goes anything something everything     nothing thing things stuff should shall would could might must may can keep mind remember remind     recall know tell say said ask asked think thought want need like just also again still ever much many     more most extra lot lots bit kind sort way please thanks thank hi hello hey ok okay yes no sure good     great cool nice fine well right really very night morning evening afternoon bye goodbye catch up     give get got make made let look find show explain help detail details info information that's \
+const FRAMING_WORDS: &str = "what's whats who's how's where's when's current currently status update updates     latest recent recently new news happen happened happening going go goes doing anything something everything     nothing thing things stuff should shall would could might must may can keep mind remember remind     recall know tell say said ask asked think thought want need like just also again still ever much many     more most extra lot lots bit kind sort way please thanks thank hi hello hey ok okay yes no sure good     great cool nice fine well right really very night morning evening afternoon bye goodbye catch up     give get got make made let look find show explain help detail details info information that's \
     summarise summarize summary overview rundown recap side tag tags tagged note notes noted \
     it's there's all today tonight tomorrow yesterday day days week weeks weekend month months year years \
     ago last next now";
@@ -389,6 +389,8 @@ mod tests {
         );
         assert_eq!(content_words("北京的故宫 opening hours"), ["北京的故宫", "opening", "hours"]);
         assert!(content_words("what's new today?").is_empty());
+        // "How are X doing?" asks about X, as "how is X going?" does.
+        assert_eq!(content_words("how are the bees doing?"), ["bees"]);
     }
 
     #[test]
