@@ -8,26 +8,17 @@
 //!
 //! [`RecallSettings::personal_floor`]: super::RecallSettings::personal_floor
 
-/// Words that open a request or an instruction: the asker wants something done, not something
+/// Words that open a request or an instruction, besides the verbs that ask for something new
+/// (`world.rs`: "draft", "translate", "write" …): the asker wants something done, not something
 /// remembered.
-pub(super) const REQUEST_OPENERS: &[&str] = &[
-    "can",
-    "could",
-    "describe",
-    "explain",
-    "give",
-    "help",
-    "list",
-    "make",
-    "please",
-    "recommend",
-    "show",
-    "suggest",
-    "tell",
-    "will",
-    "would",
-    "write",
-];
+const REQUEST_OPENERS: &[&str] =
+    &["can", "could", "describe", "help", "list", "make", "please", "show", "tell", "will", "would"];
+
+/// Whether `words` (lower case) open a request or an instruction ("tell me a joke", "draft a tweet
+/// announcing our launch"): the asker wants something done, whatever it names of theirs.
+pub(super) fn opens_a_request(words: &[&str]) -> bool {
+    words.first().is_some_and(|w| REQUEST_OPENERS.contains(w) || super::world::asks_for_something(w))
+}
 
 /// Verbs that, followed by `I` or `we`, ask what the asker did, was, has or does ("did I", "am I").
 const ASKER_AUXILIARIES: &[&str] = &["am", "did", "do", "does", "had", "have", "was", "were"];
@@ -43,7 +34,7 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     let words = words(&lower);
     let first = |w: &str| words.first() == Some(&w);
     let asker = |w: &str| w == "i" || w == "we";
-    if words.first().is_some_and(|w| REQUEST_OPENERS.contains(w)) {
+    if opens_a_request(&words) {
         return false;
     }
     // "how do I …", "how long should we …", "what should I …", "should I …": advice, not memory;
@@ -203,6 +194,8 @@ mod tests {
             "What is the capital of Mongolia?",
             "hi, how are you today?",
             "Write me a short poem about the ocean.",
+            "Draft a tweet announcing our new product launch.",
+            "Translate my out-of-office message into French.",
             "What is the best way for me to learn Spanish?",
             "How old is the Wieliczka salt mine?",
             "How do I know if I'm dehydrated?",

@@ -31,7 +31,7 @@ use tantivy::{DocAddress, DocId, DocSet as _, Searcher, SegmentReader, TERMINATE
 use cairn_core::Hit;
 
 use super::lanes::{Found, SegmentScope};
-use super::personal::{REQUEST_OPENERS, words};
+use super::personal::{opens_a_request, words};
 use super::{RecallQuery, Recaller};
 use crate::error::{Error, Result};
 
@@ -58,7 +58,7 @@ const ASKER: &[&str] = &["i", "i'd", "i'll", "i'm", "i've", "me", "mine", "my", 
 pub(crate) fn addressed_about_the_asker(text: &str) -> bool {
     let lower = text.to_lowercase().replace('\u{2019}', "'");
     let words = words(&lower);
-    if words.first().is_some_and(|w| REQUEST_OPENERS.contains(w)) {
+    if opens_a_request(&words) {
         return false;
     }
     words.iter().any(|w| ADDRESSED.contains(w)) && words.iter().any(|w| ASKER.contains(w))

@@ -70,6 +70,11 @@ const REQUESTS: &[&str] = &[
     "write",
 ];
 
+/// Whether `verb` (lower case) asks for something new or for general knowledge ([`REQUESTS`]).
+pub(super) fn asks_for_something(verb: &str) -> bool {
+    REQUESTS.contains(&verb)
+}
+
 /// Verbs of a thing's origin: "when was the bridge *built*?" asks for history, not for a note.
 const ORIGINS: &[&str] = &["built", "constructed", "discovered", "established", "founded", "invented"];
 
