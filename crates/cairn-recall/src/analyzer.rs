@@ -161,7 +161,6 @@ fn emit_word(
     if trimmed.is_empty() || trimmed.len() > MAX_TOKEN_BYTES || is_stop_word(trimmed) {
         return;
     }
-    let trimmed = read_as(trimmed).unwrap_or(trimmed);
     if trimmed.bytes().any(|b| b.is_ascii_lowercase()) {
         // Word frequencies are Zipfian: a small per-thread memo skips most Snowball runs (same output).
         let emitted = STEMS.with(|cell| {
@@ -173,7 +172,9 @@ fn emit_word(
                 emit(stem, from, to);
                 return true;
             }
-            let stemmed = stemmer().stem(trimmed);
+            // A short form is stemmed as the word it stands for; the memo keeps it under its own
+            // spelling, so the table is read once per distinct word, not per token.
+            let stemmed = stemmer().stem(read_as(trimmed).unwrap_or(trimmed));
             if memo.len() >= STEM_MEMO_CAP {
                 memo.clear();
             }
