@@ -212,7 +212,8 @@ fn unknown_share(idf: &[f32], absent: &[bool], keep: impl Fn(usize) -> bool) -> 
 }
 
 /// Each query term's idf as coverage weighs it: words that frame a question ("current status",
-/// "catch me up") weigh nothing, nor does a CJK bigram found nowhere (most likely one that bridges two
+/// "catch me up") weigh nothing unless the query quotes them ("the Polish word for 'thank you'"), nor
+/// does a CJK bigram found nowhere (most likely one that bridges two
 /// words: 北京的故宫 → 京的, 的故): neither says what the query asks about.
 pub(super) fn weighed_idf(terms: &[QueryTerm], w: &TermWeights) -> Vec<f32> {
     let framing = framing();
@@ -221,7 +222,7 @@ pub(super) fn weighed_idf(terms: &[QueryTerm], w: &TermWeights) -> Vec<f32> {
         .zip(w.idf.iter().zip(&w.absent))
         .map(|(t, (&i, &absent))| {
             let bridging = absent && t.term.chars().any(is_cjk);
-            if bridging || framing.binary_search(&t.term).is_ok() { 0.0 } else { i }
+            if bridging || !t.quoted && framing.binary_search(&t.term).is_ok() { 0.0 } else { i }
         })
         .collect()
 }
@@ -238,4 +239,35 @@ pub(super) fn coverage(terms: &[QueryTerm], idf: &[f32], set: &BTreeSet<usize>) 
         *covered.entry(terms[t].clause).or_default() += idf[t];
     }
     covered.iter().map(|(c, w)| w / total[c].max(f32::MIN_POSITIVE)).fold(0.0f32, f32::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A query term in clause `clause`, quoted or not.
+    fn term(term: &str, clause: usize, quoted: bool) -> QueryTerm {
+        QueryTerm { term: term.to_owned(), surface: term.to_owned(), clause, quoted }
+    }
+
+    #[test]
+    fn framing_words_weigh_nothing_unless_quoted() {
+        // "What is the Polish word for 'thank you'?": "thank" frames small talk, but here it is asked about.
+        let w = TermWeights { idf: vec![3.0, 2.0, 4.0], absent: vec![false; 3] };
+        let asked = [term("polish", 0, false), term("word", 0, false), term("thank", 0, true)];
+        assert_eq!(weighed_idf(&asked, &w), [3.0, 2.0, 4.0]);
+        let framing = [term("polish", 0, false), term("word", 0, false), term("thank", 0, false)];
+        assert_eq!(weighed_idf(&framing, &w), [3.0, 2.0, 0.0]);
+        // A note about Polish lessons that holds "polish" and "word" covers little of the question.
+        let idf = weighed_idf(&asked, &w);
+        assert!(coverage(&asked, &idf, &BTreeSet::from([0, 1])) < 0.6);
+    }
+
+    #[test]
+    fn coverage_is_the_best_clause() {
+        let terms = [term("apollo", 0, false), term("storm", 1, false), term("alert", 1, false)];
+        let idf = [2.0, 1.0, 1.0];
+        assert_eq!(coverage(&terms, &idf, &BTreeSet::from([0])), 1.0);
+        assert_eq!(coverage(&terms, &idf, &BTreeSet::from([1])), 0.5);
+    }
 }

@@ -20,6 +20,13 @@ pub(super) fn opens_a_request(words: &[&str]) -> bool {
     words.first().is_some_and(|w| REQUEST_OPENERS.contains(w) || super::world::asks_for_something(w))
 }
 
+/// Modal verbs: "can I", "I could" ask what anyone could do, not what the asker does.
+const MODALS: &[&str] = &["can", "could", "may", "might", "must", "shall", "should", "will", "would"];
+
+/// Verbs of thinking and wanting after `I`: "…, I wonder?", "what I need to know about ISAs".
+const THINKING: &[&str] =
+    &["believe", "guess", "know", "mean", "need", "reckon", "suppose", "think", "want", "wonder"];
+
 /// Verbs that, followed by `I` or `we`, ask what the asker did, was, has or does ("did I", "am I").
 const ASKER_AUXILIARIES: &[&str] = &["am", "did", "do", "does", "had", "have", "was", "were"];
 
@@ -56,7 +63,24 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     // of a clause in a question.
     let wh = matches!(
         words.first(),
-        Some(&("who" | "whom" | "whose" | "what" | "which" | "where" | "when" | "why"))
+        Some(
+            &("who"
+                | "whom"
+                | "whose"
+                | "what"
+                | "which"
+                | "where"
+                | "when"
+                | "why"
+                | "what's"
+                | "who's"
+                | "where's"
+                | "when's"
+                | "what’s"
+                | "who’s"
+                | "where’s"
+                | "when’s")
+        )
     );
     let contracted = wh
         && words.iter().any(|w| {
@@ -80,11 +104,44 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     // "who minded the animals while we were away?", "what was the hotel we stayed in?": the asker as
     // the subject of a past clause in a question.
     let did = wh && words.windows(2).any(|p| asker(p[0]) && is_past(p[1]));
+    // "what's the mobile of the man I deal with?", "which plumber do the neighbours say we use?": the
+    // asker as the subject of a clause in the present, after what it qualifies; not after a modal
+    // ("where can I buy …", asked of anyone), nor before one or a verb of thinking ("the best laptop
+    // I could buy", "the capital of Peru, I think"), nor in a question of what happens to anyone
+    // when or if they do something ("the name for the feeling I get when I remember …").
+    let anyone = words.windows(2).any(|p| matches!(p[0], "when" | "whenever" | "if") && asker(p[1]));
+    let does = wh
+        && !anyone
+        && words.windows(3).any(|p| {
+            asker(p[1]) && !MODALS.contains(&p[0]) && !MODALS.contains(&p[2]) && !THINKING.contains(&p[2])
+        });
     let you_me = words.contains(&"you") && words.iter().any(|w| matches!(*w, "me" | "us"));
     // "who gives me …", "who fixed the tap for us?": a question about someone in the asker's life.
     let about_me = matches!(words.first(), Some(&("who" | "whom")))
         && words.iter().skip(1).any(|w| matches!(*w, "me" | "us"));
-    possessive || asked || you_me || about_me || contracted || did
+    possessive || asked || you_me || about_me || contracted || did || does || household(&words, text)
+}
+
+/// Superlatives that make a question about a particular thing ask of the world: "where's the
+/// *nearest* beach?", "where is the *oldest* tree in England?".
+const SUPERLATIVES: &[&str] = &[
+    "best", "biggest", "cheapest", "closest", "deepest", "fastest", "highest", "largest", "longest", "most",
+    "nearest", "oldest", "smallest", "tallest",
+];
+
+/// A thing of the asker's household, named only by what it is: "where's the water shut-off valve?",
+/// "where are the spare keys for the shed?". Asked of the world, such a question names the place
+/// ("where is the Louvre?") or asks for the best of something ("where's the nearest beach?").
+/// (Its counterpart about people, "who treats the dog?", is not read so: "who cleans the streets at
+/// night?" and "who speaks first at a wedding?" ask of the world in the same words.)
+fn household(words: &[&str], text: &str) -> bool {
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    let where_the = match (at(0), at(1)) {
+        ("where's" | "where’s", _) => at(1) == "the",
+        ("where", "is" | "are") => at(2) == "the",
+        _ => false,
+    };
+    where_the && !words.iter().any(|w| SUPERLATIVES.contains(w)) && !super::world::names_anything(text)
 }
 
 /// Verbs in the past tense an asker tells of themselves with: regular ones ("stayed", "booked") and
@@ -177,6 +234,10 @@ mod tests {
             "Which of these bikes is ours?",
             "Who minded the animals while we were away?",
             "What was the name of the hotel we stayed in?",
+            "Where's the water shut-off valve?",
+            "What's the mobile of the man I deal with at the stately pile?",
+            "Which plumber do the neighbours say we use?",
+            "Where are the spare keys for the shed?",
         ] {
             assert!(about_the_asker(q), "{q}");
         }
@@ -199,6 +260,15 @@ mod tests {
             "What is the best way for me to learn Spanish?",
             "How old is the Wieliczka salt mine?",
             "How do I know if I'm dehydrated?",
+            "Where is the Louvre?",
+            "Where's the nearest beach?",
+            "Where is the oldest tree in England?",
+            "Where can I buy a cheap television?",
+            "What's the best laptop I could buy for coding?",
+            "What is the capital of Peru, I wonder?",
+            "What's the name for the feeling I get when I remember something that never happened?",
+            "Who cleans the streets at night?",
+            "Who speaks first at a wedding?",
             "",
         ] {
             assert!(!about_the_asker(q), "{q}");

@@ -158,7 +158,7 @@ fn how_should<'w>(words: &[&'w str]) -> Option<&'w str> {
 }
 
 /// Whether a word after the first is capitalised (a name), "I" aside.
-fn names_anything(text: &str) -> bool {
+pub(super) fn names_anything(text: &str) -> bool {
     super::personal::words(text).iter().skip(1).any(|w| {
         w.starts_with(char::is_uppercase)
             && !matches!(w.to_lowercase().as_str(), "i" | "i'm" | "i've" | "i'd" | "i'll")

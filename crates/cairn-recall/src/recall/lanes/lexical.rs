@@ -7,7 +7,7 @@
 //! on its threshold's path, so its pool keeps near ties ([`Pool`]) and is then rescored in clause
 //! order ([`rescore`]): the hits do not depend on the index layout or on the threads.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering as AtomicOrdering};
 use std::time::Instant;
@@ -23,6 +23,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, Term};
 
+use super::clauses::{clause_starts, quoted};
 use super::{Found, SegmentScope};
 use crate::analyzer::for_each_term;
 use crate::error::{Error, Result};
@@ -37,39 +38,10 @@ use crate::taat;
 pub(in crate::recall) struct QueryTerm {
     pub(in crate::recall) term: String,
     pub(in crate::recall) surface: String,
-    /// Which clause of the query it first occurs in (see [`clauses`]).
+    /// Which clause of the query it first occurs in ([`clause_starts`]).
     pub(in crate::recall) clause: usize,
-}
-
-/// The clause of the query each byte starts: a prompt often asks several things ("what is the status
-/// of apollo, and should storm alerts bypass quiet hours?"), and a note that answers one of them is
-/// relevant. Clauses end at `.`, `?`, `!`, `;`, a line break, or ", and" / ", but" / ", also"; a clause
-/// of a single word joins the next (a "Thanks!" before a question is not a question of its own).
-fn clause_starts(text: &str) -> Vec<usize> {
-    let mut starts = vec![0];
-    let lower = text.to_ascii_lowercase();
-    let bytes = lower.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let end = match b {
-            b'.' | b'?' | b'!' | b';' | b'\n' => Some(i + 1),
-            b',' => [" and ", " but ", " also "]
-                .iter()
-                .find(|w| lower[i + 1..].starts_with(*w))
-                .map(|w| i + 1 + w.len()),
-            _ => None,
-        };
-        if let Some(e) = end {
-            if starts.last().is_some_and(|&s| s < i) {
-                starts.push(e);
-            }
-            i = e;
-        } else {
-            i += 1;
-        }
-    }
-    starts
+    /// Whether the query quotes it somewhere ([`quoted`]).
+    pub(in crate::recall) quoted: bool,
 }
 
 /// How the lexical lane scores one query: term at a time over its clauses ([`taat`]), or block-max
@@ -283,14 +255,21 @@ impl Recaller {
 
     /// Distinct analysed terms of the query, in order; the rarest `max_query_terms` when there are more.
     pub(in crate::recall) fn query_terms(&self, searcher: &Searcher, text: &str) -> Vec<QueryTerm> {
-        let mut seen = BTreeSet::new();
-        let mut out = Vec::new();
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        let mut out: Vec<QueryTerm> = Vec::new();
         let starts = clause_starts(text);
         let clause_of_byte = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+        let quotations = quoted(text);
         for_each_term(text, |t, from, to| {
-            if seen.insert(t.to_owned()) {
-                let clause = clause_of_byte(from);
-                out.push(QueryTerm { term: t.to_owned(), surface: text[from..to].to_lowercase(), clause });
+            let quoted = quotations.iter().any(|q| q.contains(&from));
+            match seen.get(t) {
+                Some(&i) => out[i].quoted |= quoted,
+                None => {
+                    seen.insert(t.to_owned(), out.len());
+                    let clause = clause_of_byte(from);
+                    let surface = text[from..to].to_lowercase();
+                    out.push(QueryTerm { term: t.to_owned(), surface, clause, quoted });
+                }
             }
         });
         // A clause of one term joins the next one (or the previous, at the end).
@@ -545,6 +524,8 @@ fn search_pools(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use cairn_core::{Audience, Chunk, Item, ItemKind};
     use proptest::prelude::*;
     use tantivy::query::Scorer as _;

@@ -7,6 +7,7 @@
 //! module holds what the lanes share: that per-segment scope check ([`SegmentScope`]), what they
 //! found for fusion ([`Found`], one [`Candidate`] per chunk) and the report each lane gives.
 
+pub(super) mod clauses;
 pub(super) mod date;
 pub(super) mod general;
 pub(super) mod lexical;

@@ -260,7 +260,7 @@ mod tests {
     fn terms(words: &[&str]) -> Vec<QueryTerm> {
         words
             .iter()
-            .map(|w| QueryTerm { term: (*w).to_owned(), surface: (*w).to_owned(), clause: 0 })
+            .map(|w| QueryTerm { term: (*w).to_owned(), surface: (*w).to_owned(), clause: 0, quoted: false })
             .collect()
     }
 
