@@ -20,6 +20,9 @@ pub(super) fn opens_a_request(words: &[&str]) -> bool {
     words.first().is_some_and(|w| REQUEST_OPENERS.contains(w) || super::world::asks_for_something(w))
 }
 
+/// Words that open a question asking who, what, which, where, when or why ("what's" as "what").
+const WH: &[&str] = &["what", "when", "where", "which", "who", "whom", "whose", "why"];
+
 /// Modal verbs: "can I", "I could" ask what anyone could do, not what the asker does.
 const MODALS: &[&str] = &["can", "could", "may", "might", "must", "shall", "should", "will", "would"];
 
@@ -37,7 +40,8 @@ pub(super) fn words(text: &str) -> Vec<&str> {
 
 /// Whether `text` asks about the asker's own life, things or wishes (see the module docs).
 pub(crate) fn about_the_asker(text: &str) -> bool {
-    let lower = text.to_lowercase();
+    // One apostrophe: "we’ve" is read as "we've".
+    let lower = text.to_lowercase().replace('’', "'");
     let words = words(&lower);
     let first = |w: &str| words.first() == Some(&w);
     let asker = |w: &str| w == "i" || w == "we";
@@ -61,45 +65,9 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     });
     // "who conducts the choir I'm in?", "which of the plans we've made …": the asker as the subject
     // of a clause in a question.
-    let wh = matches!(
-        words.first(),
-        Some(
-            &("who"
-                | "whom"
-                | "whose"
-                | "what"
-                | "which"
-                | "where"
-                | "when"
-                | "why"
-                | "what's"
-                | "who's"
-                | "where's"
-                | "when's"
-                | "what’s"
-                | "who’s"
-                | "where’s"
-                | "when’s")
-        )
-    );
-    let contracted = wh
-        && words.iter().any(|w| {
-            matches!(
-                *w,
-                "i'm"
-                    | "i've"
-                    | "i'd"
-                    | "we're"
-                    | "we've"
-                    | "we'd"
-                    | "i’m"
-                    | "i’ve"
-                    | "i’d"
-                    | "we’re"
-                    | "we’ve"
-                    | "we’d"
-            )
-        });
+    let wh = words.first().is_some_and(|w| WH.contains(&w.strip_suffix("'s").unwrap_or(w)));
+    let contracted =
+        wh && words.iter().any(|w| matches!(*w, "i'm" | "i've" | "i'd" | "we're" | "we've" | "we'd"));
     let asked = words.windows(2).any(|p| ASKER_AUXILIARIES.contains(&p[0]) && asker(p[1]));
     // "who minded the animals while we were away?", "what was the hotel we stayed in?": the asker as
     // the subject of a past clause in a question.
@@ -137,7 +105,7 @@ const SUPERLATIVES: &[&str] = &[
 fn household(words: &[&str], text: &str) -> bool {
     let at = |i: usize| words.get(i).copied().unwrap_or("");
     let where_the = match (at(0), at(1)) {
-        ("where's" | "where’s", _) => at(1) == "the",
+        ("where's", _) => at(1) == "the",
         ("where", "is" | "are") => at(2) == "the",
         _ => false,
     };
@@ -238,6 +206,8 @@ mod tests {
             "What's the mobile of the man I deal with at the stately pile?",
             "Which plumber do the neighbours say we use?",
             "Where are the spare keys for the shed?",
+            "Where’s the stopcock?",
+            "What’s the hotel we stayed in called?",
         ] {
             assert!(about_the_asker(q), "{q}");
         }
