@@ -91,6 +91,21 @@ impl Scanner<'_> {
         }
         if let Some((d, ordinal, k)) = self.day_at(j) {
             let of = self.is(k, Lex::Of);
+            // "the 12th of last month", "the 3rd of this month".
+            if of
+                && ordinal
+                && let Some(shift) = match self.lex(k + 1) {
+                    Lex::Last | Lex::Previous => Some(-1),
+                    Lex::This => Some(0),
+                    Lex::Next => Some(1),
+                    _ => None,
+                }
+                && self.is(k + 2, Lex::Unit { unit: crate::lexicon::Unit::Month, plural: false })
+            {
+                let r = self.reference;
+                let (y, m) = calendar::shift_month(r.year(), r.month(), shift)?;
+                return Some(Hit::new(k + 3, day(Date::new(y, m, d).ok()?)));
+            }
             let in_words = self.num(j).is_none();
             // "the 12th of March", "fourth of July", "12 March"; not "the 12 March" nor "fourth March".
             let fits = if the || of { ordinal } else { !in_words };
@@ -127,9 +142,9 @@ impl Scanner<'_> {
             .map(|date| Hit::new(i + 2, day(date)))
     }
 
-    /// `2026-03-12`, `2026/03/12`, `2026-03` (a month), and `12/03/2026`, read by locale: with only the
-    /// US configured as month/day, with only the UK as day/month; with both (or neither) only when one
-    /// reading is impossible or both agree.
+    /// `2026-03-12`, `2026/03/12`, `2026-03` (a month), `12.03.2026` (day, month, year), and
+    /// `12/03/2026`, read by locale: with only the US configured as month/day, with only the UK as
+    /// day/month; with both (or neither) only when one reading is impossible or both agree.
     pub(crate) fn numeric(&self, i: usize) -> Option<Hit> {
         let (_, digits, false) = self.num(i)? else { return None };
         // Not the tail of a longer run such as "1.2026-03-12" or "3/2026/03/12".
@@ -165,6 +180,14 @@ impl Scanner<'_> {
         }
         if digits > 2 {
             return None;
+        }
+        // "12.03.2026": day, month, year in every locale that writes dates with dots.
+        if let (Some((first, _)), Some((second, _))) = (self.small(i), part(i + 1, b'.'))
+            && self.joiner(i + 3, b'.')
+            && ends(i + 5)
+        {
+            let date = Date::new(self.year_at(i + 4)?, second, first).ok()?;
+            return Some(Hit::new(i + 5, day(date)));
         }
         let (Some((first, _)), Some((second, _))) = (self.small(i), part(i + 1, b'/')) else { return None };
         if !self.joiner(i + 3, b'/') || !ends(i + 5) {

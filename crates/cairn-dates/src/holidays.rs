@@ -29,7 +29,8 @@ pub struct Holiday {
     pub name: &'static str,
     /// A public (federal or bank) holiday; false for the observances that are named in prompts but
     /// are not days off: Christmas Eve, New Year's Eve, Easter Sunday, Valentine's Day, St Patrick's
-    /// Day, Mother's Day (Mothering Sunday in the UK), Father's Day, Halloween and Bonfire Night.
+    /// Day, Mother's Day (Mothering Sunday in the UK), Father's Day, Halloween, Bonfire Night and
+    /// Black Friday.
     pub public: bool,
 }
 
@@ -65,6 +66,8 @@ pub(crate) enum HolidayId {
     FathersDay,
     Halloween,
     BonfireNight,
+    /// The day after US Thanksgiving (a shopping day in both locales).
+    BlackFriday,
 }
 
 /// Each locale's holidays, with the first year each was public (`None`: an observance, not a day off).
@@ -88,6 +91,7 @@ const US: &[(HolidayId, Option<i16>)] = &[
     (HolidayId::MothersDay, None),
     (HolidayId::FathersDay, None),
     (HolidayId::Halloween, None),
+    (HolidayId::BlackFriday, None),
 ];
 
 const UK: &[(HolidayId, Option<i16>)] = &[
@@ -109,6 +113,7 @@ const UK: &[(HolidayId, Option<i16>)] = &[
     (HolidayId::FathersDay, None),
     (HolidayId::Halloween, None),
     (HolidayId::BonfireNight, None),
+    (HolidayId::BlackFriday, None),
 ];
 
 /// Bank holidays in England and Wales that were declared for one year only.
@@ -165,6 +170,17 @@ pub fn holidays(year: i16, locale: Locale) -> Vec<Holiday> {
     out
 }
 
+/// The public holidays of `locale` in `year` that have an id (not the one-off bank holidays), each
+/// with the day it is observed on.
+pub(crate) fn public_days(year: i16, locale: Locale) -> impl Iterator<Item = (HolidayId, Date)> {
+    table(locale).iter().filter(move |(_, since)| since.is_some_and(|since| year >= since)).filter_map(
+        move |&(id, _)| {
+            let date = id.date(year)?;
+            Some((id, id.observed(date, locale)))
+        },
+    )
+}
+
 impl HolidayId {
     /// Whether `locale` knows this holiday (publicly or as an observance).
     pub(crate) fn in_locale(self, locale: Locale) -> bool {
@@ -215,6 +231,7 @@ impl HolidayId {
             HolidayId::FathersDay => "Father's Day",
             HolidayId::Halloween => "Halloween",
             HolidayId::BonfireNight => "Bonfire Night",
+            HolidayId::BlackFriday => "Black Friday",
         }
     }
 
@@ -262,6 +279,7 @@ impl HolidayId {
             HolidayId::FathersDay => nth(6, 3, Sunday),
             HolidayId::Halloween => ymd(10, 31),
             HolidayId::BonfireNight => ymd(11, 5),
+            HolidayId::BlackFriday => crate::calendar::add_days(nth(11, 4, Thursday)?, 1),
         }
     }
 }

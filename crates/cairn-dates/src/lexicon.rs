@@ -90,6 +90,16 @@ pub(crate) enum Lex {
     And,
     To,
     Over,
+    /// "at", "on": before "the weekend".
+    At,
+    /// "final", as "last" in a part of a period ("the final week of March").
+    Final,
+    /// "latter", as "second" in "the latter half of March".
+    Latter,
+    /// "long", as in "the long weekend".
+    Long,
+    /// "holidays", "break": a stretch of days off around a holiday ("the Christmas holidays").
+    Holidays,
     // Words of holiday names.
     New,
     Eve,
@@ -116,6 +126,7 @@ pub(crate) enum Lex {
     Bank,
     Holiday,
     Boxing,
+    Black,
     // Words of observances' names.
     /// "st", "saint".
     Saint,
@@ -151,6 +162,7 @@ static WORDS: &[(&str, Lex)] = {
         ("and", And),
         ("apr", Month { month: 4, full: false }),
         ("april", Month { month: 4, full: true }),
+        ("at", At),
         ("aug", Month { month: 8, full: false }),
         ("august", Month { month: 8, full: true }),
         ("autumn", Season(9)),
@@ -159,8 +171,10 @@ static WORDS: &[(&str, Lex)] = {
         ("beginning", Start),
         ("between", Between),
         ("birthday", Birthday),
+        ("black", Black),
         ("bonfire", Bonfire),
         ("boxing", Boxing),
+        ("break", Holidays),
         ("christmas", Christmas),
         ("columbus", Columbus),
         ("couple", Couple),
@@ -190,6 +204,7 @@ static WORDS: &[(&str, Lex)] = {
         ("fifteen", Cardinal(15)),
         ("fifteenth", Ordinal(15)),
         ("fifth", Ordinal(5)),
+        ("final", Final),
         ("first", Ordinal(1)),
         ("five", Cardinal(5)),
         ("fortnight", Unit { unit: self::Unit::Fortnight, plural: false }),
@@ -208,6 +223,7 @@ static WORDS: &[(&str, Lex)] = {
         ("her", Possessor),
         ("his", Possessor),
         ("holiday", Holiday),
+        ("holidays", Holidays),
         ("in", In),
         ("independence", Independence),
         ("indigenous", Indigenous),
@@ -224,6 +240,8 @@ static WORDS: &[(&str, Lex)] = {
         ("labour", Labor),
         ("last", Last),
         ("late", Late),
+        ("latter", Latter),
+        ("long", Long),
         ("luther", Luther),
         ("mar", Month { month: 3, full: false }),
         ("march", Month { month: 3, full: true }),
@@ -254,6 +272,7 @@ static WORDS: &[(&str, Lex)] = {
         ("oct", Month { month: 10, full: false }),
         ("october", Month { month: 10, full: true }),
         ("of", Of),
+        ("on", At),
         ("one", Cardinal(1)),
         ("other", Another),
         ("our", Possessor),

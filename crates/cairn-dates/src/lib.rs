@@ -25,12 +25,13 @@
 //!   `12th of March`, `the fourth of July`, `March the 12th`, with or without a weekday before them
 //!   (`Tuesday 3 March`, `on Tuesday, March 3rd`: the date wins, the weekday is not checked).
 //!   `the 12th` alone (no word after it, so not "the 3rd floor") is that day of the reference month,
-//!   or of the month before if it is still ahead. An impossible day ("31 February 2026") leaves the
-//!   month.
+//!   or of the month before if it is still ahead; `the 12th of last month`, `the 3rd of next month`.
+//!   An impossible day ("31 February 2026") leaves the month.
 //! - **Numeric day/month**: `12/03/2026` reads as day/month when only [`Locale::Uk`] is configured, as
 //!   month/day when only [`Locale::Us`] is; with both (or neither) only when one reading is impossible
-//!   (`25/12/2026`) or both agree. Two-digit years, dotted (`12.03.2026`) and year-less numeric forms
-//!   (`3/12`, a fraction as often as a date) are not read.
+//!   (`25/12/2026`) or both agree. Dotted with a four-digit year (`12.03.2026`) is day, month, year in
+//!   every locale. Two-digit years and year-less numeric forms (`3/12`, a fraction as often as a
+//!   date) are not read.
 //! - **Months, seasons, years**: `March`, `March 2026`, `2026-03`, `last month`, `this month`, `last
 //!   March`, `summer 2025`, `last summer`, `in the fall` (meteorological northern seasons: spring is
 //!   March–May, summer June–August, autumn or fall September–November, winter December–February,
@@ -43,7 +44,9 @@
 //!   `the beginning/start/middle/end of March`, `the first/second/third/fourth/last week of March`
 //!   (days 1–7, 8–14, 15–21, 22–28, the last seven), `the first/second half of March` (1–15, 16–end),
 //!   `the first/last day of March`, `the first/last weekend of March` (the first or last Saturday in
-//!   the month and the Sunday after it), `the first Monday of March`, `the third quarter of 2025`.
+//!   the month and the Sunday after it), `the first Monday of March`, `the third quarter of 2025`,
+//!   `the first few days of April` and `the last days of April` (its first or last seven). "Last"
+//!   may be "final" (`the final week of March`) and "second half" "latter half".
 //!   `the year` there is the reference year: `the end of the year`, `the first half of the year`.
 //! - **Counted from the reference day**: `today`, `tonight`, `this morning`, `yesterday`, `last
 //!   night`, `tomorrow`, `the day before yesterday`, `three days ago` (that day), `two weeks ago`
@@ -52,8 +55,9 @@
 //!   days ago` and `several days ago` (six to two days back), `a few weeks ago` (the Monday four
 //!   weeks back to the Sunday two weeks back), `the other day` (the seven days before), `the other
 //!   week` (the week before last), `last week` and `this week` (Monday–Sunday), `the week before
-//!   last`, `last weekend` (the latest Saturday–Sunday that ended before the reference day), `this
-//!   weekend` (the Saturday–Sunday of the reference week), `last Tuesday`, `Tuesday`, `on Tuesday`
+//!   last`, `the Friday before last`, `last weekend` (the latest Saturday–Sunday that ended before
+//!   the reference day; also `over`, `at` or `on the weekend`, which in a prompt about the future is
+//!   the coming one and in one about habits, "usually", nothing), `this weekend` (the Saturday–Sunday of the reference week), `last Tuesday`, `Tuesday`, `on Tuesday`
 //!   (the latest Tuesday strictly before the reference day: the reference day itself would be
 //!   "today"), `this Tuesday` (in the reference week), `Tuesday last week`, and windows ending on
 //!   the reference day: `the past week`, `the last 3 days`, `the past month`, `the past fortnight`
@@ -67,14 +71,22 @@
 //!   `Bonfire Night` or `Guy Fawkes Night` (UK). `Easter weekend` is Good Friday to Easter Monday;
 //!   `<holiday> weekend` and `the weekend of <holiday>` otherwise the nearest Saturday–Sunday
 //!   stretched to take in the holiday and the day it is observed (Labor Day weekend:
-//!   Saturday–Monday); `the day after <holiday>`. A holiday of a locale that is not configured
+//!   Saturday–Monday); `the day after <holiday>`; `Christmas week` (its Monday–Sunday week);
+//!   `the Christmas holidays` or `break` (Christmas Eve to New Year's Day, as is `over the
+//!   holidays`), `the Easter holidays` (the Easter weekend); `Black Friday` (the day after US
+//!   Thanksgiving, in both locales); `over New Year`. A public holiday named by its kind is the
+//!   latest on or before the reference day (the next, about the future or after "next"): `the bank
+//!   holiday`, `the last bank holiday`, `the bank holiday weekend` (England and Wales), `the long
+//!   weekend` and `the holiday weekend` (the weekend of one observed on a Monday, Thursday or
+//!   Friday). A holiday of a locale that is not configured
 //!   resolves to nothing, its words consumed ("Good Friday" is never "Friday"). The range is the
 //!   holiday itself, not its observed day off (which [`Holiday::observed`] gives).
 //! - **Anchored on a day**: `the day after/before X`, `the Monday after/before X` (the first Monday
 //!   strictly after or before it), `two days after X`, `a week before X` (X moved by that many days),
 //!   `the weekend of/after/before X`, `the week of X`, `X weekend`, where X is a date, a holiday,
 //!   today, yesterday or tomorrow.
-//! - **Ranges**: `between X and Y`, `from X to/until/through Y`, `March 3-5`, `3–5 March`, `March 3 to
+//! - **Ranges**: `between X and Y`, `from X to/until/through Y`, `March 3-5`, `3–5 March`, `the 7th
+//!   and 8th of March`, `between the 3rd and 10th of March`, `March 3 to
 //!   April 2, 2025`, `2026-03-01 – 2026-03-10`, `between Christmas and New Year` (a bare "New Year"
 //!   is New Year's Day there). An end without a year takes it from the other end.
 //! - A date, month, season, holiday or part of one **without a year** is its latest occurrence that
@@ -98,7 +110,7 @@
 //! forms that name one ("the day after I got back from Lisbon"), whose dates only memory knows. "my mother's day off", "the
 //! first quarter of the game" and "one week on, the other week off" are not dates either, nor is a weekday
 //! that ends a name (a capitalised word the scanner does not know before it, not opening a sentence:
-//! "Sheffield Wednesday", "Black Friday"). Other words
+//! "Sheffield Wednesday", "Cyber Monday"). Other words
 //! are taken at their word: "June" is the month even when it is a name, "Christmas tree" names
 //! Christmas.
 

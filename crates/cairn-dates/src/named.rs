@@ -6,7 +6,7 @@
 use jiff::civil::{Date, Weekday};
 
 use crate::calendar::{self, Days, add_days, day};
-use crate::holidays::HolidayId;
+use crate::holidays::{HolidayId, public_days};
 use crate::lexicon::{Lex, Unit};
 use crate::locale::Locale;
 use crate::scan::{Hit, Scanner};
@@ -33,7 +33,9 @@ impl Scanner<'_> {
                 } else if self.is(i + 2, Lex::Eve) {
                     Some((H::NewYearsEve, i + 3))
                 } else {
-                    (context || self.possessive(i + 1)).then_some((H::NewYearsDay, i + 2))
+                    // "over New Year", "at New Year"; not "new year resolutions".
+                    let led_in = self.after_one_of(i, &[Lex::Over, Lex::At, Lex::During]);
+                    (context || led_in || self.possessive(i + 1)).then_some((H::NewYearsDay, i + 2))
                 }
             }
             Lex::Martin if self.is(i + 1, Lex::Luther) && self.is(i + 2, Lex::King) => {
@@ -54,6 +56,9 @@ impl Scanner<'_> {
             Lex::Christmas => Some((H::ChristmasDay, i + 1 + usize::from(day(i + 1)))),
             Lex::Good if self.is(i + 1, Lex::Weekday { day: Weekday::Friday, full: true }) => {
                 Some((H::GoodFriday, i + 2))
+            }
+            Lex::Black if self.is(i + 1, Lex::Weekday { day: Weekday::Friday, full: true }) => {
+                Some((H::BlackFriday, i + 2))
             }
             Lex::Easter => match self.lex(i + 1) {
                 Lex::Weekday { day: Weekday::Monday, full: true } => Some((H::EasterMonday, i + 2)),
@@ -162,13 +167,22 @@ impl Scanner<'_> {
         Some(Hit { end, days: date.map(day), anchor: None })
     }
 
-    /// A holiday, or its weekend: "Thanksgiving", "Christmas 2024", "Easter weekend",
-    /// "Memorial Day weekend 2025".
+    /// A holiday, its weekend, its week or the days off around it: "Thanksgiving", "Christmas 2024",
+    /// "Easter weekend", "Memorial Day weekend 2025", "Christmas week", "the Christmas holidays",
+    /// "the Easter break"; or a public holiday named by kind: "the bank holiday", "the long weekend".
     pub(crate) fn holiday(&self, i: usize) -> Option<Hit> {
+        if let Some(hit) = self.days_off(i) {
+            return Some(hit);
+        }
         let (end, id, date, has_year) = self.holiday_day(i)?;
         let Some(date) = date else { return Some(Hit { end, days: None, anchor: None }) };
-        if !self.is(end, Lex::Weekend) {
-            return Some(Hit::new(end, day(date)));
+        match self.lex(end) {
+            Lex::Unit { unit: Unit::Week, plural: false } => {
+                return Some(Hit::new(end + 1, calendar::week_of(date)?));
+            }
+            Lex::Holidays => return Some(Hit::new(end + 1, self.break_around(id, date)?)),
+            Lex::Weekend => {}
+            _ => return Some(Hit::new(end, day(date))),
         }
         // "Easter weekend 2025": the year may follow "weekend".
         let with_year = if has_year { None } else { self.year_at(end + 1).and_then(|year| id.date(year)) };
@@ -177,6 +191,68 @@ impl Scanner<'_> {
             None => (date, end + 1),
         };
         Some(Hit::new(end, self.holiday_weekend(id, date)?))
+    }
+
+    /// The days off around a holiday ("the Christmas holidays", "the Easter break"): Christmas Eve to
+    /// New Year's Day for Christmas, the Easter weekend for Easter, the holiday's weekend otherwise.
+    fn break_around(&self, id: HolidayId, date: Date) -> Option<Days> {
+        match id {
+            HolidayId::ChristmasEve | HolidayId::ChristmasDay | HolidayId::BoxingDay => {
+                let eve = Date::new(date.year(), 12, 24).ok()?;
+                Some((eve, add_days(eve, 8)?))
+            }
+            _ => self.holiday_weekend(id, date),
+        }
+    }
+
+    /// A holiday named by kind, the latest on or before the reference day (the next one in a prompt
+    /// about the future, or after "next"): "the bank holiday" (its observed day, England and Wales
+    /// only), "the bank holiday weekend", "the long weekend" and "the holiday weekend" (the weekend of
+    /// a public holiday observed on a Monday, Thursday or Friday), and "the holidays" after "over",
+    /// "during" or "at" (Christmas Eve to New Year's Day).
+    fn days_off(&self, i: usize) -> Option<Hit> {
+        let the = self.is(i, Lex::The);
+        let j = i + usize::from(the);
+        if the && self.is(j, Lex::Holidays) && self.after_one_of(i, &[Lex::Over, Lex::During, Lex::At]) {
+            let eve = |y: i16| Some((Date::new(y, 12, 24).ok()?, Date::new(y.checked_add(1)?, 1, 1).ok()?));
+            return Some(Hit::new(j + 1, self.yearly(eve)?));
+        }
+        let dir = match self.lex(j) {
+            Lex::Last | Lex::Previous => Some(-1),
+            Lex::Next => Some(1),
+            _ => None,
+        };
+        let k = j + usize::from(dir.is_some());
+        let (bank, weekend_at) = match self.lex(k) {
+            Lex::Bank if self.is(k + 1, Lex::Holiday) => (true, k + 2),
+            Lex::Long if self.is(k + 1, Lex::Weekend) => (false, k + 1),
+            Lex::Holiday if self.is(k + 1, Lex::Weekend) => (false, k + 1),
+            _ => return None,
+        };
+        // "a bank holiday", "bank holiday Monday": only "the …" (or "last/next …") names one.
+        if !the && dir.is_none() {
+            return None;
+        }
+        let weekend = self.is(weekend_at, Lex::Weekend);
+        let end = weekend_at + usize::from(weekend);
+        let locales: Vec<Locale> =
+            Locale::ALL.into_iter().filter(|l| self.locales.has(*l) && (!bank || *l == Locale::Uk)).collect();
+        if locales.is_empty() {
+            return Some(Hit { end, days: None, anchor: None });
+        }
+        let r = self.reference;
+        let long = |d: Date| matches!(d.weekday(), Weekday::Monday | Weekday::Thursday | Weekday::Friday);
+        let candidates = (r.year().checked_sub(1)?..=r.year().checked_add(1)?)
+            .flat_map(|y| locales.iter().flat_map(move |l| public_days(y, *l)))
+            .filter(|(_, observed)| bank || long(*observed));
+        let ahead = dir.map_or(self.ahead, |d| d > 0);
+        let (id, observed) = if ahead {
+            candidates.filter(|(_, d)| *d >= r).min_by_key(|(_, d)| *d)?
+        } else {
+            candidates.filter(|(_, d)| *d <= r).max_by_key(|(_, d)| *d)?
+        };
+        let days = if weekend { self.holiday_weekend(id, observed)? } else { day(observed) };
+        Some(Hit::new(end, days))
     }
 
     /// The weekend of a holiday: Good Friday to Easter Monday for the Easter days; otherwise the

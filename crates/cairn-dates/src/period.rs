@@ -334,7 +334,9 @@ impl Scanner<'_> {
     /// A qualified period: "early March", "mid-March", "late 2025", "the beginning of March", "the
     /// middle of March", "the end of last year", "the first week of March", "the last week of March",
     /// "the second half of 2026", "the first day of last month", "the last weekend of May", "the
-    /// first Monday of March", "the fourth quarter of 2025". "of" may be "in".
+    /// first Monday of March", "the fourth quarter of 2025", "the first few days of April" (its first
+    /// week), "the last days of April" (its last seven). "of" may be "in", "last" may be "final", and
+    /// "second half" "latter half".
     pub(crate) fn qualified(&self, i: usize) -> Option<Hit> {
         let the = self.is(i, Lex::The);
         let j = i + usize::from(the);
@@ -346,7 +348,18 @@ impl Scanner<'_> {
             Lex::Start if of(j + 1) => (Cut::Early, j + 2),
             Lex::Middle if of(j + 1) => (Cut::Mid, j + 2),
             Lex::End if of(j + 1) => (Cut::Late, j + 2),
-            lex @ (Lex::Ordinal(1..=5) | Lex::Last) if of(j + 2) => {
+            // "the first few days of March", "the last days of March": its first or last seven.
+            lex @ (Lex::Ordinal(1) | Lex::Last | Lex::Final)
+                if self.is(self.few(j + 1).unwrap_or(j + 1), Lex::Unit { unit: Unit::Day, plural: true }) =>
+            {
+                let k = self.few(j + 1).unwrap_or(j + 1) + 1;
+                if !of(k) {
+                    return None;
+                }
+                (Cut::Week(if lex == Lex::Ordinal(1) { 1 } else { -1 }), k + 1)
+            }
+            Lex::Latter if self.is(j + 1, Lex::Half) && of(j + 2) => (Cut::Half(2), j + 3),
+            lex @ (Lex::Ordinal(1..=5) | Lex::Last | Lex::Final) if of(j + 2) => {
                 let n: i8 = match lex {
                     Lex::Ordinal(n) => i8::try_from(n).ok()?,
                     _ => -1,

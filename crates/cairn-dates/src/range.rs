@@ -23,12 +23,16 @@ impl Scanner<'_> {
         }
         let end: Parse =
             |s, at| s.expression(at).or_else(|| s.period_in_context(at)).or_else(|| s.holiday_in_context(at));
-        let a = end(self, i + 1)?;
-        let joined = if between { self.is(a.end, Lex::And) } else { self.is_to(a.end) };
-        if !joined {
-            return None;
-        }
-        self.join(i + 1, a, end)
+        let ends = || {
+            let a = end(self, i + 1)?;
+            let joined = if between { self.is(a.end, Lex::And) } else { self.is_to(a.end) };
+            if !joined {
+                return None;
+            }
+            self.join(i + 1, a, end)
+        };
+        // "between the 3rd and 10th of March": the first end is only a day number.
+        ends().or_else(|| self.day_span(i + 1))
     }
 
     /// "March 3-5", "March 3 to 10", "2026-03-01 – 2026-03-10", "March 3 – April 2": a day, then "to"
@@ -41,11 +45,16 @@ impl Scanner<'_> {
         self.join(i, a, Self::single)
     }
 
-    /// "3-5 March", "3 to 5 March 2026": a bare day number, then "to" or a dash, then a day.
+    /// "3-5 March", "3 to 5 March 2026", "the 7th and 8th of March", "the 3rd and the 10th of March":
+    /// a day number, then "to", "and" or a dash, then a day.
     fn day_span(&self, i: usize) -> Option<Hit> {
-        self.num(i)?;
-        let (d, _, k) = self.day_at(i)?;
-        if !self.is_to(k) {
+        let j = self.skip_word(i, Lex::The);
+        if j == i {
+            self.num(i)?;
+        }
+        let (d, ordinal, k) = self.day_at(j)?;
+        // "the 12 and …" is not a day; "three and five March" neither (a count).
+        if (j > i && !ordinal) || !(self.is_to(k) || self.is(k, Lex::And)) {
             return None;
         }
         let b = Self::single(self, k + 1)?;

@@ -52,7 +52,7 @@ impl Scanner<'_> {
     }
 
     /// A vague count: "a few", "few", "several". Returns the next token.
-    fn few(&self, i: usize) -> Option<usize> {
+    pub(crate) fn few(&self, i: usize) -> Option<usize> {
         match self.lex(i) {
             Lex::A if self.is(i + 1, Lex::Few) => Some(i + 2),
             Lex::Few => Some(i + 1),
@@ -198,7 +198,8 @@ impl Scanner<'_> {
 
     /// "the past week", "the last month", "the past 3 days", "the past fortnight", "the past few days",
     /// "these past few days" (windows ending on the reference day); "the previous week" (the calendar
-    /// week before this one); "the week before last", "the weekend before last"; "the other day" (the
+    /// week before this one); "the week before last", "the weekend before last", "the Friday before
+    /// last"; "over the weekend" (last weekend, or the coming one about the future); "the other day" (the
     /// week before the reference day), "the other week" (the week before last; neither after "one" in
     /// the four words before: "one week on, the other week off").
     fn the_past(&self, i: usize) -> Option<Hit> {
@@ -232,6 +233,28 @@ impl Scanner<'_> {
             Lex::Weekend if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) => {
                 let sunday = add_days(calendar::weekday_before(r, Weekday::Sunday)?, -7)?;
                 Some(Hit::new(i + 4, (add_days(sunday, -1)?, sunday)))
+            }
+            Lex::Weekday { day: weekday, full: true }
+                if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) =>
+            {
+                Some(Hit::new(i + 4, day(add_days(calendar::weekday_before(r, weekday)?, -7)?)))
+            }
+            // "over the weekend", "at the weekend", "on the weekend": the last one, or in a prompt
+            // about the future the coming one; nothing in one about habits ("what do I usually do at
+            // the weekend?"), nor before "of", "before", "after" (anchored forms).
+            Lex::Weekend
+                if self.after_one_of(i, &[Lex::Over, Lex::At, Lex::During])
+                    && !matches!(self.lex(i + 2), Lex::Of | Lex::Before | Lex::After)
+                    && !self.habitual =>
+            {
+                let days = if self.ahead {
+                    let (monday, _) = calendar::week_of(r)?;
+                    (add_days(monday, 5)?, add_days(monday, 6)?)
+                } else {
+                    let sunday = calendar::weekday_before(r, Weekday::Sunday)?;
+                    (add_days(sunday, -1)?, sunday)
+                };
+                Some(Hit::new(i + 2, days))
             }
             Lex::Another if (i.saturating_sub(4)..i).any(|k| self.is(k, Lex::Cardinal(1))) => None,
             Lex::Another => match self.lex(i + 2) {
@@ -270,10 +293,14 @@ impl Scanner<'_> {
         if self.named_before(i) {
             return None;
         }
+        // "Friday before last": a week before last Friday.
+        if self.is(i + 1, Lex::Before) && self.is(i + 2, Lex::Last) {
+            return Some(Hit::new(i + 3, day(add_days(calendar::weekday_before(r, weekday)?, -7)?)));
+        }
         Some(Hit::new(i + 1, day(calendar::weekday_before(r, weekday)?)))
     }
 
-    /// A bare weekday is the end of a name ("Sheffield Wednesday", "Black Friday", "Ash Wednesday")
+    /// A bare weekday is the end of a name ("Sheffield Wednesday", "Cyber Monday", "Ash Wednesday")
     /// when the word before it is a capitalised word the scanner does not know, itself not the first
     /// word of a sentence (where any word is capitalised).
     fn named_before(&self, i: usize) -> bool {

@@ -39,6 +39,8 @@ pub(crate) struct Scanner<'a> {
     /// The prompt asks about the future ([`tense::ahead`]): a date without a year is its next
     /// occurrence, not its last.
     pub(crate) ahead: bool,
+    /// The prompt asks about habits ([`tense::habitual`]): "the weekend" is any weekend.
+    pub(crate) habitual: bool,
 }
 
 /// Finds the date expressions of `text`: each one's span (bytes), days and anchor, in order.
@@ -49,7 +51,13 @@ pub(crate) fn scan(
     mut emit: impl FnMut(usize, usize, Days, Option<Date>),
 ) {
     let toks = tokenize(text);
-    let s = Scanner { toks: &toks, reference, locales, ahead: crate::tense::ahead(text) };
+    let s = Scanner {
+        toks: &toks,
+        reference,
+        locales,
+        ahead: crate::tense::ahead(text),
+        habitual: crate::tense::habitual(text),
+    };
     let mut i = 0;
     while i < toks.len() {
         match s.longest(i) {
@@ -108,7 +116,7 @@ impl Scanner<'_> {
 
     /// The same prompt, resolved against another reference day.
     pub(crate) fn with_reference(&self, reference: Date) -> Scanner<'_> {
-        Scanner { toks: self.toks, reference, locales: self.locales, ahead: self.ahead }
+        Scanner { reference, ..*self }
     }
 
     /// The occurrence of a yearly range (`of_year` builds it for a year) that a date without a year

@@ -11,16 +11,31 @@ const AHEAD: &[&str] =
 /// Past auxiliaries: with one, a prompt asks about the past whatever else it says.
 const PAST: &[&str] = &["did", "didn't", "had", "hadn't", "was", "wasn't", "were", "weren't"];
 
+/// Words that ask about habits rather than one occasion.
+const HABITUAL: &[&str] = &["always", "generally", "normally", "often", "typically", "usually"];
+
 /// Whether `text` asks about the future (see the module docs).
 pub(crate) fn ahead(text: &str) -> bool {
-    let lower = text.to_lowercase().replace('’', "'");
-    let words: Vec<&str> =
-        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    let lower = lower(text);
+    let words = words(&lower);
     if words.iter().any(|w| PAST.contains(w)) {
         return false;
     }
     words.iter().any(|w| AHEAD.contains(w) || w.ends_with("'ll"))
         || words.windows(2).any(|p| p[0] == "going" && p[1] == "to")
+}
+
+/// Whether `text` asks about habits ("what do I usually do at the weekend?").
+pub(crate) fn habitual(text: &str) -> bool {
+    words(&lower(text)).iter().any(|w| HABITUAL.contains(w))
+}
+
+fn lower(text: &str) -> String {
+    text.to_lowercase().replace('’', "'")
+}
+
+fn words(lower: &str) -> Vec<&str> {
+    lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect()
 }
 
 #[cfg(test)]

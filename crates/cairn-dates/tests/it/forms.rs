@@ -2,7 +2,7 @@
 
 use cairn_dates::Locale::{self, Uk, Us};
 
-use crate::{JAN, REF, found, table};
+use crate::{JAN, REF, d, found, table};
 
 const BOTH: &[Locale] = &[Us, Uk];
 
@@ -836,5 +836,125 @@ fn a_day_counted_from_another_keeps_it_as_its_anchor() {
         ("last week", None),
     ] {
         assert_eq!(anchor_of(prompt).as_deref(), anchor, "{prompt}");
+    }
+}
+
+#[test]
+fn other_ways_of_saying_it() {
+    table(
+        REF,
+        BOTH,
+        &[
+            (
+                "what happened in the final week of March?",
+                "the final week of March",
+                "2026-03-25",
+                "2026-03-31",
+            ),
+            (
+                "what did I do on the final day of April?",
+                "the final day of April",
+                "2026-04-30",
+                "2026-04-30",
+            ),
+            (
+                "what happened in the first few days of April?",
+                "the first few days of April",
+                "2026-04-01",
+                "2026-04-07",
+            ),
+            (
+                "what happened over the last days of April?",
+                "the last days of April",
+                "2026-04-24",
+                "2026-04-30",
+            ),
+            (
+                "what happened in the latter half of April?",
+                "the latter half of April",
+                "2026-04-16",
+                "2026-04-30",
+            ),
+            ("what happened the Friday before last?", "the Friday before last", "2026-06-19", "2026-06-19"),
+            ("what did I do Friday before last?", "Friday before last", "2026-06-19", "2026-06-19"),
+            (
+                "what happened between the 3rd and 10th of March?",
+                "between the 3rd and 10th of March",
+                "2026-03-03",
+                "2026-03-10",
+            ),
+            (
+                "what happened on the 7th and 8th of March?",
+                "the 7th and 8th of March",
+                "2026-03-07",
+                "2026-03-08",
+            ),
+            (
+                "what happened on the 12th of last month?",
+                "the 12th of last month",
+                "2026-05-12",
+                "2026-05-12",
+            ),
+            ("due on the 3rd of next month", "the 3rd of next month", "2026-07-03", "2026-07-03"),
+            ("what happened on 12.03.2026?", "12.03.2026", "2026-03-12", "2026-03-12"),
+            ("what happened over the weekend?", "the weekend", "2026-06-27", "2026-06-28"),
+            ("what did I do at the weekend?", "the weekend", "2026-06-27", "2026-06-28"),
+            ("what happened on the weekend?", "the weekend", "2026-06-27", "2026-06-28"),
+            ("what will we do over the weekend?", "the weekend", "2026-07-04", "2026-07-05"),
+            ("what did I do over Christmas break?", "Christmas break", "2025-12-24", "2026-01-01"),
+            ("what happened over the holidays?", "the holidays", "2025-12-24", "2026-01-01"),
+            ("what happened Christmas week?", "Christmas week", "2025-12-22", "2025-12-28"),
+            ("what did I do over the Easter holidays?", "Easter holidays", "2026-04-03", "2026-04-06"),
+            ("what did I do on Black Friday?", "Black Friday", "2025-11-28", "2025-11-28"),
+            ("what did I do over New Year?", "New Year", "2026-01-01", "2026-01-01"),
+        ],
+    );
+}
+
+#[test]
+fn a_holiday_named_by_kind() {
+    table(
+        REF,
+        &[Uk],
+        &[
+            // The spring bank holiday, Monday 25 May 2026.
+            ("what did I do on the bank holiday?", "the bank holiday", "2026-05-25", "2026-05-25"),
+            (
+                "what did I do over the bank holiday weekend?",
+                "the bank holiday weekend",
+                "2026-05-23",
+                "2026-05-25",
+            ),
+            ("what did I do on the last bank holiday?", "the last bank holiday", "2026-05-25", "2026-05-25"),
+            ("what will I do on the next bank holiday?", "the next bank holiday", "2026-08-31", "2026-08-31"),
+            ("what did I do over the long weekend?", "the long weekend", "2026-05-23", "2026-05-25"),
+        ],
+    );
+    // Easter Monday: the bank holiday weekend is the Easter weekend.
+    table(
+        d("2026-04-08"),
+        &[Uk],
+        &[(
+            "what did I do over the bank holiday weekend?",
+            "the bank holiday weekend",
+            "2026-04-03",
+            "2026-04-06",
+        )],
+    );
+    table(
+        REF,
+        &[Us],
+        &[
+            // Juneteenth, Friday 19 June 2026.
+            ("what did I do over the long weekend?", "the long weekend", "2026-06-19", "2026-06-21"),
+            ("what happened over the holiday weekend?", "the holiday weekend", "2026-06-19", "2026-06-21"),
+            // Independence Day falls on a Saturday in 2026 and is observed on Friday 3 July.
+            ("what will we do over the long weekend?", "the long weekend", "2026-07-03", "2026-07-05"),
+        ],
+    );
+    // England's bank holidays only: consumed, resolving to nothing, with only the US configured.
+    assert!(found("what did I do on the bank holiday?", REF, &[Us]).is_empty());
+    for p in ["what do I usually do at the weekend?", "is a bank holiday coming?", "a long weekend away"] {
+        assert!(found(p, REF, BOTH).is_empty(), "{p}");
     }
 }

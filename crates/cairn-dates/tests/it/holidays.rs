@@ -155,6 +155,10 @@ fn observances_are_dated_and_not_public() {
         (2026, Us, "Father's Day", "2026-06-21"),
         (2026, Us, "Halloween", "2026-10-31"),
         (2026, Uk, "Bonfire Night", "2026-11-05"),
+        // The day after the fourth Thursday of November.
+        (2024, Us, "Black Friday", "2024-11-29"),
+        (2025, Uk, "Black Friday", "2025-11-28"),
+        (2026, Us, "Black Friday", "2026-11-27"),
     ];
     for (year, locale, name, want) in cases {
         assert_eq!(day_of(year, locale, name), d(want), "{name} {year}");
@@ -167,6 +171,7 @@ fn observances_are_dated_and_not_public() {
         "Father's Day",
         "Halloween",
         "Bonfire Night",
+        "Black Friday",
     ];
     for locale in Locale::ALL {
         for h in holidays(2026, locale).iter().filter(|h| observances.contains(&h.name)) {
