@@ -110,6 +110,10 @@ impl Scanner<'_> {
             // "the 12th of March", "fourth of July", "12 March"; not "the 12 March" nor "fourth March".
             let fits = if the || of { ordinal } else { !in_words };
             if fits && let Some((month, _, k)) = self.month_at(k + usize::from(of)) {
+                // "the first May bank holiday" names the holiday, not May 1.
+                if self.is(k, Lex::Bank) && self.is(k + 1, Lex::Holiday) {
+                    return None;
+                }
                 let (year, end) = self.trailing_year(k);
                 return Some(Hit::new(end, self.ymd(year, month, d)?));
             }

@@ -35,6 +35,7 @@ impl Scanner<'_> {
     }
 
     /// "the day after/before X", "the weekend of/after/before X", "the week of/after/before X", "the
+    /// week commencing/beginning/starting X" and "the week ending X" (the seven days from or to X), "the
     /// Monday after/before X" (the first Monday strictly after or before it), "two days after X",
     /// "a week before X", and "X weekend" for a date X (a holiday's weekend is read with the holiday).
     pub(crate) fn anchored(&self, i: usize) -> Option<Hit> {
@@ -55,9 +56,11 @@ impl Scanner<'_> {
         {
             return Some(hit);
         }
+        let week = Lex::Unit { unit: Unit::Week, plural: false };
         let prefix =
-            matches!(self.lex(j), Lex::Weekend | Lex::Unit { unit: Unit::Day | Unit::Week, plural: false })
-                && matches!(relation, Lex::After | Lex::Before | Lex::Of);
+            (matches!(self.lex(j), Lex::Weekend | Lex::Unit { unit: Unit::Day | Unit::Week, plural: false })
+                && matches!(relation, Lex::After | Lex::Before | Lex::Of))
+                || (self.is(j, week) && matches!(relation, Lex::Start | Lex::Commencing | Lex::Ending));
         if !prefix {
             if j > i {
                 return None;
@@ -82,6 +85,8 @@ impl Scanner<'_> {
                 (add_days(sunday, -1)?, sunday)
             }
             (Lex::Unit { unit: Unit::Week, plural: false }, Lex::Of) => calendar::week_of(date)?,
+            (_, Lex::Start | Lex::Commencing) => (date, add_days(date, 6)?),
+            (_, Lex::Ending) => (add_days(date, -6)?, date),
             (Lex::Unit { unit: Unit::Week, plural: false }, Lex::After) => {
                 calendar::week_of(add_days(date, 7)?)?
             }
@@ -91,7 +96,7 @@ impl Scanner<'_> {
             _ => return None,
         };
         let hit = Hit::new(end, days);
-        Some(if relation == Lex::Of { hit } else { hit.counted_from(date) })
+        Some(if matches!(relation, Lex::After | Lex::Before) { hit.counted_from(date) } else { hit })
     }
 
     /// "two days after X", "10 days before X", "a week after X", "a fortnight before X": the single

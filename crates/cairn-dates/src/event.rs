@@ -91,6 +91,41 @@ const LEAVES: &[&[&str]] = &[
     &["got"],
 ];
 
+/// The same verbs as gerunds, with no one named: "the day after getting back from Lisbon".
+const RETURNING: &[&[&str]] = &[
+    &["getting", "back"],
+    &["coming", "back"],
+    &["flying", "back"],
+    &["driving", "back"],
+    &["arriving", "back"],
+    &["getting", "home"],
+    &["coming", "home"],
+    &["flying", "home"],
+    &["returning"],
+];
+
+const LEAVING: &[&[&str]] = &[
+    &["flying", "out"],
+    &["setting", "off"],
+    &["flying"],
+    &["going"],
+    &["travelling"],
+    &["traveling"],
+    &["heading"],
+    &["driving"],
+    &["leaving"],
+    &["departing"],
+    &["arriving"],
+];
+
+/// Nouns for a stay away, as in "the day after my trip to Lisbon" or "the week before the Lisbon
+/// trip": after one, the days count from its last day; before one, from its first.
+const STAYS: &[&str] = &["trip", "journey", "visit", "holiday", "vacation", "stay", "getaway"];
+
+/// Nouns for setting out, as in "the day before my flight to Lisbon": the days count from the first
+/// day (from the last with "from": "my flight back from Lisbon").
+const SETTING_OUT: &[&str] = &["flight", "drive", "train", "ferry"];
+
 /// Who may do the going: a pronoun, or a capitalised name (checked apart).
 const SUBJECTS: &[&str] = &["i", "we", "he", "she", "they", "you"];
 
@@ -154,14 +189,30 @@ fn words(prompt: &str) -> Vec<Word> {
 /// "N days before", "the week after", "a week before" (or "after"/"before" alone: the week after or
 /// before), then who went ("I", "we", a name), a verb of coming back ("got back from", "returned
 /// from", "came home from") or of setting out ("flew to", "went to", "left for", "arrived in"), and the
-/// event's name up to the end of the clause.
+/// event's name up to the end of the clause. The verb may be a gerund with no one named ("after
+/// getting back from", "before heading to"), or the going a noun ("after my trip to Lisbon", "before
+/// the Lisbon trip", "before my flight to Lisbon"). "The day I left for Lisbon", with no "after" or
+/// "before", is the event's own day.
 pub fn event_relative(prompt: &str) -> Option<EventRelative> {
-    // Most prompts hold neither word: skip splitting them.
-    if !(mentions(prompt, "after") || mentions(prompt, "before")) {
+    // Most prompts hold none of these words: skip splitting them.
+    if !(mentions(prompt, "after") || mentions(prompt, "before") || mentions(prompt, "the day")) {
         return None;
     }
     let w = words(prompt);
-    (0..w.len()).find_map(|i| at(prompt, &w, i))
+    (0..w.len()).find_map(|i| at(prompt, &w, i).or_else(|| on_the_day(prompt, &w, i)))
+}
+
+/// "the day I left for Lisbon", "the day we got back from Kraków": the event's first or last day.
+fn on_the_day(prompt: &str, w: &[Word], i: usize) -> Option<EventRelative> {
+    if w[i].lower != "the" || w.get(i + 1)?.lower != "day" {
+        return None;
+    }
+    let subject = w.get(i + 2)?;
+    if !SUBJECTS.contains(&subject.lower.as_str()) {
+        return None;
+    }
+    let event = going(prompt, w, i + 2, 0)?;
+    Some(relative(prompt, w, i, event, 0, 1))
 }
 
 /// Whether `prompt` holds `word` (ASCII, any case) anywhere, even inside a longer word.
@@ -176,31 +227,112 @@ fn at(prompt: &str, w: &[Word], i: usize) -> Option<EventRelative> {
         _ => return None,
     };
     let (from, offset, length) = amount(w, i);
-    let mut j = i + 1;
-    let subject = w.get(j)?;
-    if !(SUBJECTS.contains(&subject.lower.as_str()) || subject.capital) {
-        return None;
+    let event = going(prompt, w, i + 1, sign)?;
+    Some(relative(prompt, w, from, event, sign * offset, length))
+}
+
+/// A going found in a prompt, by word index.
+struct Going {
+    /// The end of the event its days count from.
+    edge: Edge,
+    /// The first word of the event's name.
+    first: usize,
+    /// The last word of the event's name.
+    last: usize,
+    /// The last word of the expression ("trip" in "the Lisbon trip").
+    end: usize,
+}
+
+/// The expression from word `from` to the end of the going.
+fn relative(prompt: &str, w: &[Word], from: usize, going: Going, offset: i64, length: i64) -> EventRelative {
+    let span = w[from].span.start..w[going.end].span.end;
+    EventRelative {
+        phrase: prompt[span.clone()].to_owned(),
+        span,
+        event: prompt[w[going.first].span.start..w[going.last].span.end].to_owned(),
+        edge: going.edge,
+        offset,
+        length,
     }
-    j += 1;
-    if w.get(j).is_some_and(|x| x.lower == "had") {
-        j += 1;
-    }
-    let (edge, verb) =
-        [(Edge::End, RETURNS), (Edge::Start, LEAVES)].into_iter().find_map(|(edge, verbs)| {
+}
+
+/// The going that starts at word `j` (after "after", "before" or "the day"): who went and a verb, a
+/// gerund, or a noun for the going (`sign` says whether the days are after or before a stay, which
+/// decides its edge), then the event's name.
+fn going(prompt: &str, w: &[Word], mut j: usize, sign: i64) -> Option<Going> {
+    let verb_at = |j: usize, lists: [(Edge, &[&[&str]]); 2]| {
+        lists.into_iter().find_map(|(edge, verbs)| {
             verbs
                 .iter()
                 .find(|v| {
                     v.iter().enumerate().all(|(k, word)| w.get(j + k).is_some_and(|x| x.lower == *word))
                 })
                 .map(|v| (edge, v.len()))
-        })?;
-    j += verb;
-    let preposition = w.get(j)?.lower.as_str();
-    let fits = match edge {
-        Edge::End => preposition == "from",
-        Edge::Start => matches!(preposition, "to" | "for" | "in" | "at" | "into"),
+        })
     };
-    if !fits {
+    let word = |k: usize| w.get(k).map(|x| x.lower.as_str());
+    if let Some((edge, len)) = verb_at(j, [(Edge::End, RETURNING), (Edge::Start, LEAVING)]) {
+        return name_after_preposition(prompt, w, j + len, edge, edge.prepositions());
+    }
+    let subject = w.get(j)?;
+    if SUBJECTS.contains(&subject.lower.as_str()) || (subject.capital && !EVENT_LEAD.contains(&word(j)?)) {
+        j += 1;
+        if word(j) == Some("had") {
+            j += 1;
+        }
+        let (edge, len) = verb_at(j, [(Edge::End, RETURNS), (Edge::Start, LEAVES)])?;
+        return name_after_preposition(prompt, w, j + len, edge, edge.prepositions());
+    }
+    // A noun for the going: "my trip to Lisbon", "our flight back from Kraków", "the Lisbon trip".
+    if sign == 0 {
+        return None;
+    }
+    let by_sign = if sign > 0 { Edge::End } else { Edge::Start };
+    while word(j).is_some_and(|x| EVENT_LEAD.contains(&x)) {
+        j += 1;
+    }
+    let noun = word(j)?;
+    if STAYS.contains(&noun) {
+        return name_after_preposition(prompt, w, j + 1, by_sign, &["to", "in", "at", "from"]);
+    }
+    if SETTING_OUT.contains(&noun) {
+        let back = matches!(word(j + 1), Some("back" | "home"));
+        let edge = if back || word(j + 1) == Some("from") { Edge::End } else { Edge::Start };
+        return name_after_preposition(prompt, w, j + 1 + usize::from(back), edge, edge.prepositions());
+    }
+    // "the Lisbon trip": one to three capitalised words, then a noun for a stay.
+    let first = j;
+    while w.get(j).is_some_and(|x| x.capital) && j - first < 3 {
+        j += 1;
+    }
+    (j > first && word(j).is_some_and(|x| STAYS.contains(&x))).then_some(Going {
+        edge: by_sign,
+        first,
+        last: j - 1,
+        end: j,
+    })
+}
+
+impl Edge {
+    /// The prepositions that lead to the event's name after a verb of going: "from" after coming back;
+    /// "to", "for", "in", "at", "into" after setting out.
+    fn prepositions(self) -> &'static [&'static str] {
+        match self {
+            Edge::End => &["from"],
+            Edge::Start => &["to", "for", "in", "at", "into"],
+        }
+    }
+}
+
+/// The event's name after one of `prepositions` at word `j`, up to the end of the clause.
+fn name_after_preposition(
+    prompt: &str,
+    w: &[Word],
+    mut j: usize,
+    edge: Edge,
+    prepositions: &[&str],
+) -> Option<Going> {
+    if !prepositions.contains(&w.get(j)?.lower.as_str()) {
         return None;
     }
     j += 1;
@@ -217,15 +349,7 @@ fn at(prompt: &str, w: &[Word], i: usize) -> Option<EventRelative> {
         j += 1;
     }
     let last = last?;
-    let span = w[from].span.start..w[last].span.end;
-    Some(EventRelative {
-        phrase: prompt[span.clone()].to_owned(),
-        span,
-        event: prompt[w[first].span.start..w[last].span.end].to_owned(),
-        edge,
-        offset: sign * offset,
-        length,
-    })
+    Some(Going { edge, first, last, end: last })
 }
 
 /// How far from the event the words before `after`/`before` (at `i`) reach: the index of the first
@@ -322,6 +446,70 @@ mod tests {
                 7,
                 1,
             ),
+            (
+                "What did I do the day after getting back from Lisbon?",
+                "the day after getting back from Lisbon",
+                "Lisbon",
+                Edge::End,
+                1,
+                1,
+            ),
+            (
+                "What did I do the day before heading to Lisbon?",
+                "the day before heading to Lisbon",
+                "Lisbon",
+                Edge::Start,
+                -1,
+                1,
+            ),
+            (
+                "What happened the day before my flight to Lisbon?",
+                "the day before my flight to Lisbon",
+                "Lisbon",
+                Edge::Start,
+                -1,
+                1,
+            ),
+            (
+                "the day after our flight back from Kraków",
+                "the day after our flight back from Kraków",
+                "Kraków",
+                Edge::End,
+                1,
+                1,
+            ),
+            (
+                "What happened the day after my trip to Lisbon?",
+                "the day after my trip to Lisbon",
+                "Lisbon",
+                Edge::End,
+                1,
+                1,
+            ),
+            (
+                "two days before the Lisbon trip",
+                "two days before the Lisbon trip",
+                "Lisbon",
+                Edge::Start,
+                -2,
+                1,
+            ),
+            (
+                "What did I do the day I left for Lisbon?",
+                "the day I left for Lisbon",
+                "Lisbon",
+                Edge::Start,
+                0,
+                1,
+            ),
+            (
+                "what did we eat the day we got back from Kraków?",
+                "the day we got back from Kraków",
+                "Kraków",
+                Edge::End,
+                0,
+                1,
+            ),
         ];
         for &(prompt, phrase, event, edge, offset, length) in cases {
             let e = event_relative(prompt).unwrap_or_else(|| panic!("{prompt}"));
@@ -344,6 +532,11 @@ mod tests {
             "after we talked, did Sam reply?",
             "the day after we got back",
             "after I went",
+            "the day after the trip",
+            "the day after my trip",
+            "what did I do the day after?",
+            "the day I met Sam",
+            "before going",
         ] {
             assert_eq!(event_relative(prompt), None, "{prompt}");
         }

@@ -78,6 +78,10 @@ pub(crate) enum Lex {
     /// "start", "beginning".
     Start,
     End,
+    /// "commencing", "starting": "the week commencing 9 March".
+    Commencing,
+    /// "ending": "the week ending 15 March".
+    Ending,
     Half,
     Quarter,
     /// "Q1" … "Q4".
@@ -127,6 +131,8 @@ pub(crate) enum Lex {
     Holiday,
     Boxing,
     Black,
+    Whit,
+    Whitsun,
     // Words of observances' names.
     /// "st", "saint".
     Saint,
@@ -177,6 +183,7 @@ static WORDS: &[(&str, Lex)] = {
         ("break", Holidays),
         ("christmas", Christmas),
         ("columbus", Columbus),
+        ("commencing", Commencing),
         ("couple", Couple),
         ("day", Unit { unit: self::Unit::Day, plural: false }),
         ("days", Unit { unit: self::Unit::Day, plural: true }),
@@ -192,6 +199,7 @@ static WORDS: &[(&str, Lex)] = {
         ("eleven", Cardinal(11)),
         ("eleventh", Ordinal(11)),
         ("end", End),
+        ("ending", Ending),
         ("eve", Eve),
         ("evening", DayPart),
         ("fall", Season(9)),
@@ -311,6 +319,7 @@ static WORDS: &[(&str, Lex)] = {
         ("spring", Season(3)),
         ("st", Saint),
         ("start", Start),
+        ("starting", Commencing),
         ("summer", Season(6)),
         ("sun", Weekday { day: WD::Sunday, full: false }),
         ("sunday", Weekday { day: WD::Sunday, full: true }),
@@ -360,6 +369,8 @@ static WORDS: &[(&str, Lex)] = {
         ("weekend", Weekend),
         ("weekends", Weekends),
         ("weeks", Unit { unit: self::Unit::Week, plural: true }),
+        ("whit", Whit),
+        ("whitsun", Whitsun),
         ("winter", Season(12)),
         ("xmas", Christmas),
         ("year", Unit { unit: self::Unit::Year, plural: false }),

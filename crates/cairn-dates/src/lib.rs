@@ -45,9 +45,12 @@
 //!   (days 1–7, 8–14, 15–21, 22–28, the last seven), `the first/second half of March` (1–15, 16–end),
 //!   `the first/last day of March`, `the first/last weekend of March` (the first or last Saturday in
 //!   the month and the Sunday after it), `the first Monday of March`, `the third quarter of 2025`,
-//!   `the first few days of April` and `the last days of April` (its first or last seven). "Last"
-//!   may be "final" (`the final week of March`) and "second half" "latter half".
-//!   `the year` there is the reference year: `the end of the year`, `the first half of the year`.
+//!   `the first few days of April` and `the last days of April` (its first or last seven), `the
+//!   second fortnight of March` (its second half). "Last" may be "final" (`the final week of March`)
+//!   and "second half" "latter half". `the year` there is the reference year: `the end of the year`,
+//!   `the first half of the year`; `the month` the reference month once the part named has begun,
+//!   else the month before (about the future, the reference month until the part is over, else the
+//!   next): `the end of the month`, `the last day of the month`.
 //! - **Counted from the reference day**: `today`, `tonight`, `this morning`, `yesterday`, `last
 //!   night`, `tomorrow`, `the day before yesterday`, `three days ago` (that day), `two weeks ago`
 //!   (that Monday–Sunday week), `a fortnight ago` (the week 14 days back), `a month ago` (that
@@ -74,7 +77,8 @@
 //!   Saturday–Monday); `the day after <holiday>`; `Christmas week` (its Monday–Sunday week);
 //!   `the Christmas holidays` or `break` (Christmas Eve to New Year's Day, as is `over the
 //!   holidays`), `the Easter holidays` (the Easter weekend); `Black Friday` (the day after US
-//!   Thanksgiving, in both locales); `over New Year`. A public holiday named by its kind is the
+//!   Thanksgiving, in both locales); `over New Year`; `the first May bank holiday` (Early May), `the
+//!   second May bank holiday`, `Whitsun` and `Whit Monday` (the spring bank holiday that replaced it). A public holiday named by its kind is the
 //!   latest on or before the reference day (the next, about the future or after "next"): `the bank
 //!   holiday`, `the last bank holiday`, `the bank holiday weekend` (England and Wales), `the long
 //!   weekend` and `the holiday weekend` (the weekend of one observed on a Monday, Thursday or
@@ -83,7 +87,8 @@
 //!   holiday itself, not its observed day off (which [`Holiday::observed`] gives).
 //! - **Anchored on a day**: `the day after/before X`, `the Monday after/before X` (the first Monday
 //!   strictly after or before it), `two days after X`, `a week before X` (X moved by that many days),
-//!   `the weekend of/after/before X`, `the week of X`, `X weekend`, where X is a date, a holiday,
+//!   `the weekend of/after/before X`, `the week of X`, `the week commencing/beginning/starting X` and
+//!   `the week ending X` (the seven days from or to X), `X weekend`, where X is a date, a holiday,
 //!   today, yesterday or tomorrow.
 //! - **Ranges**: `between X and Y`, `from X to/until/through Y`, `March 3-5`, `3–5 March`, `the 7th
 //!   and 8th of March`, `between the 3rd and 10th of March`, `March 3 to

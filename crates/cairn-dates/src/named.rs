@@ -74,6 +74,18 @@ impl Scanner<'_> {
                 Some((H::EarlyMay, i + 4))
             }
             Lex::Month { month: 5, full: true } if bank_holiday(i + 1) => Some((H::EarlyMay, i + 3)),
+            // "the first May bank holiday", "the second (or last) May bank holiday".
+            lex @ (Lex::Ordinal(1 | 2) | Lex::Last | Lex::Final)
+                if self.is(i + 1, Lex::Month { month: 5, full: true }) && bank_holiday(i + 2) =>
+            {
+                Some((if lex == Lex::Ordinal(1) { H::EarlyMay } else { H::SpringBank }, i + 4))
+            }
+            // "Whitsun", "the Whitsun bank holiday", "Whit Monday": the spring bank holiday that
+            // replaced it.
+            Lex::Whitsun => Some((H::SpringBank, i + 1 + 2 * usize::from(bank_holiday(i + 1)))),
+            Lex::Whit if self.is(i + 1, Lex::Weekday { day: Weekday::Monday, full: true }) => {
+                Some((H::SpringBank, i + 2))
+            }
             Lex::Month { month: 5, full: true } if day(i + 1) => {
                 Some((H::EarlyMay, i + 2 + 2 * usize::from(bank_holiday(i + 2))))
             }

@@ -335,8 +335,9 @@ impl Scanner<'_> {
     /// middle of March", "the end of last year", "the first week of March", "the last week of March",
     /// "the second half of 2026", "the first day of last month", "the last weekend of May", "the
     /// first Monday of March", "the fourth quarter of 2025", "the first few days of April" (its first
-    /// week), "the last days of April" (its last seven). "of" may be "in", "last" may be "final", and
-    /// "second half" "latter half".
+    /// week), "the last days of April" (its last seven), "the second fortnight of March" (its second
+    /// half), "the end of the month" (the reference month's, or the month before's when that part is
+    /// still ahead). "of" may be "in", "last" may be "final", and "second half" "latter half".
     pub(crate) fn qualified(&self, i: usize) -> Option<Hit> {
         let the = self.is(i, Lex::The);
         let j = i + usize::from(the);
@@ -372,12 +373,32 @@ impl Scanner<'_> {
                     Lex::Weekend => Cut::Weekend(n),
                     Lex::Weekday { day, .. } => Cut::Nth(n, day),
                     Lex::Quarter if n <= 4 => Cut::Quarter(if n == -1 { 4 } else { n }),
+                    // "the first fortnight of March": its first half.
+                    Lex::Unit { unit: Unit::Fortnight, plural: false } if n <= 2 => {
+                        Cut::Half(if n == -1 { 2 } else { n })
+                    }
                     _ => return None,
                 };
                 (cut, j + 3)
             }
             _ => return None,
         };
+        // "the end of the month": of the reference month once that part has begun, else of the month
+        // before (about the future: of the reference month until that part is over, else the next).
+        if self.is(k, Lex::The) && self.is(k + 1, Lex::Unit { unit: Unit::Month, plural: false }) {
+            let r = self.reference;
+            let of = |shift: i64| {
+                let (y, m) = calendar::shift_month(r.year(), r.month(), shift)?;
+                cut.apply(Fixed::Month(y, m))
+            };
+            let days = match of(0)? {
+                days if self.ahead && days.1 >= r => days,
+                _ if self.ahead => of(1)?,
+                days if days.0 <= r => days,
+                _ => of(-1)?,
+            };
+            return Some(Hit::new(k + 2, days));
+        }
         let (period, end) = self
             .month_ref(k, true)
             .or_else(|| self.season_ref(k, true))

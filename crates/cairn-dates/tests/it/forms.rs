@@ -907,7 +907,72 @@ fn other_ways_of_saying_it() {
             ("what did I do over the Easter holidays?", "Easter holidays", "2026-04-03", "2026-04-06"),
             ("what did I do on Black Friday?", "Black Friday", "2025-11-28", "2025-11-28"),
             ("what did I do over New Year?", "New Year", "2026-01-01", "2026-01-01"),
+            ("what happened at the end of the month?", "the end of the month", "2026-06-21", "2026-06-30"),
+            (
+                "what happened at the beginning of the month?",
+                "the beginning of the month",
+                "2026-06-01",
+                "2026-06-10",
+            ),
+            (
+                "what happened on the last day of the month?",
+                "the last day of the month",
+                "2026-06-30",
+                "2026-06-30",
+            ),
+            (
+                "what happened in the first fortnight of March?",
+                "the first fortnight of March",
+                "2026-03-01",
+                "2026-03-15",
+            ),
+            (
+                "what happened in the second fortnight of March?",
+                "the second fortnight of March",
+                "2026-03-16",
+                "2026-03-31",
+            ),
+            (
+                "what happened the week commencing 9 March?",
+                "the week commencing 9 March",
+                "2026-03-09",
+                "2026-03-15",
+            ),
+            (
+                "what happened in the week beginning March 9th?",
+                "the week beginning March 9th",
+                "2026-03-09",
+                "2026-03-15",
+            ),
+            (
+                "what happened in the week ending March 15th?",
+                "the week ending March 15th",
+                "2026-03-09",
+                "2026-03-15",
+            ),
         ],
+    );
+    // "The month" is the reference month once the part named has begun, else the month before; about
+    // the future, the reference month until the part is over, else the next.
+    table(
+        d("2026-06-05"),
+        BOTH,
+        &[("what happened at the end of the month?", "the end of the month", "2026-05-21", "2026-05-31")],
+    );
+    table(
+        d("2026-06-05"),
+        BOTH,
+        &[("what will we do at the end of the month?", "the end of the month", "2026-06-21", "2026-06-30")],
+    );
+    table(
+        d("2026-06-25"),
+        BOTH,
+        &[(
+            "what will we do at the start of the month?",
+            "the start of the month",
+            "2026-07-01",
+            "2026-07-10",
+        )],
     );
 }
 
@@ -928,6 +993,25 @@ fn a_holiday_named_by_kind() {
             ("what did I do on the last bank holiday?", "the last bank holiday", "2026-05-25", "2026-05-25"),
             ("what will I do on the next bank holiday?", "the next bank holiday", "2026-08-31", "2026-08-31"),
             ("what did I do over the long weekend?", "the long weekend", "2026-05-23", "2026-05-25"),
+            (
+                "what did I do on the first May bank holiday?",
+                "first May bank holiday",
+                "2026-05-04",
+                "2026-05-04",
+            ),
+            (
+                "what did I do on the second May bank holiday?",
+                "second May bank holiday",
+                "2026-05-25",
+                "2026-05-25",
+            ),
+            (
+                "what did I do on the Whitsun bank holiday?",
+                "Whitsun bank holiday",
+                "2026-05-25",
+                "2026-05-25",
+            ),
+            ("what did I do on Whit Monday?", "Whit Monday", "2026-05-25", "2026-05-25"),
         ],
     );
     // Easter Monday: the bank holiday weekend is the Easter weekend.
