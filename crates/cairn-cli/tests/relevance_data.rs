@@ -1,4 +1,4 @@
-//! Checks the labelled relevance sets in `tests/data/relevance`, `-2`, `-3` and `-4` (a memory
+//! Checks the labelled relevance sets in `tests/data/relevance` and `-2` to `-6` (a memory
 //! workspace each and the questions `cairn eval retrieval` asks of it): the questions parse and meet the
 //! per-kind minimums, every target exists and is readable, paraphrase questions share no analysed term
 //! with their targets, and the temporal questions cover every date form. No model, no store: plain
@@ -53,12 +53,12 @@ struct Set {
     first_day: &'static str,
     /// The reference day relative questions count from: the date of the last daily note.
     reference_day: &'static str,
-    /// Whether the workspace holds the damaged files (a binary, an empty, a Latin-1 note, an
-    /// unclosed frontmatter).
-    damaged: bool,
+    /// The damaged files the workspace holds, if any: a binary `memory/scan.md`, a Latin-1 contact,
+    /// and the two named here, (an empty daily note, a note whose frontmatter never closes).
+    damaged: Option<(&'static str, &'static str)>,
 }
 
-/// The sets: the first, and three written after the defaults were chosen (held-out checks).
+/// The sets: the first, and five written after the defaults were chosen (held-out checks).
 const SETS: &[Set] = &[
     Set {
         dir: "relevance",
@@ -75,7 +75,7 @@ const SETS: &[Set] = &[
         dailies: (60, 70),
         first_day: "2026-01-05",
         reference_day: "2026-06-30",
-        damaged: true,
+        damaged: Some(("memory/daily/2026-02-29-empty.md", "memory/projects/garden-plan.md")),
     },
     Set {
         dir: "relevance-2",
@@ -92,7 +92,7 @@ const SETS: &[Set] = &[
         dailies: (30, 40),
         first_day: "2025-08-25",
         reference_day: "2025-12-31",
-        damaged: false,
+        damaged: None,
     },
     Set {
         dir: "relevance-3",
@@ -109,7 +109,7 @@ const SETS: &[Set] = &[
         dailies: (30, 40),
         first_day: "2024-02-12",
         reference_day: "2024-06-28",
-        damaged: false,
+        damaged: None,
     },
     Set {
         dir: "relevance-4",
@@ -126,7 +126,41 @@ const SETS: &[Set] = &[
         dailies: (30, 40),
         first_day: "2023-08-14",
         reference_day: "2023-12-29",
-        damaged: false,
+        damaged: None,
+    },
+    Set {
+        dir: "relevance-5",
+        kinds: &[
+            ("paraphrase", 30),
+            ("temporal", 25),
+            ("offtopic", 50),
+            ("lexical", 10),
+            ("tag", 6),
+            ("multi", 6),
+        ],
+        unanswerable: &["memory/scan.md", "memory/daily/2025-02-30-empty.md"],
+        notes: (60, 70),
+        dailies: (30, 40),
+        first_day: "2025-01-06",
+        reference_day: "2025-05-30",
+        damaged: Some(("memory/daily/2025-02-30-empty.md", "memory/hobbies.md")),
+    },
+    Set {
+        dir: "relevance-6",
+        kinds: &[
+            ("paraphrase", 30),
+            ("temporal", 25),
+            ("offtopic", 50),
+            ("lexical", 10),
+            ("tag", 6),
+            ("multi", 6),
+        ],
+        unanswerable: &[],
+        notes: (60, 70),
+        dailies: (30, 40),
+        first_day: "2024-09-02",
+        reference_day: "2025-01-31",
+        damaged: None,
     },
 ];
 
@@ -456,17 +490,15 @@ fn workspace_of_a_set_has_its_shape(set: &Set) {
             "{dir}: {f}: daily notes carry no frontmatter date"
         );
     }
-    if !set.damaged {
-        return;
-    }
+    let Some((empty, unclosed)) = set.damaged else { return };
 
     // The damaged files are there and damaged the way they should be.
     let raw = |rel: &str| std::fs::read(set.workspace().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     assert!(raw("memory/scan.md").contains(&0), "memory/scan.md holds binary bytes");
-    assert!(raw("memory/daily/2026-02-29-empty.md").is_empty(), "the empty daily note is empty");
-    let garden = read_lossy(set, "memory/projects/garden-plan.md");
-    assert!(garden.starts_with("---\n"), "garden-plan.md opens a frontmatter block");
-    assert!(!garden.lines().skip(1).any(|l| l.trim_end() == "---"), "garden-plan.md never closes it");
+    assert!(raw(empty).is_empty(), "{dir}: {empty} is empty");
+    let open = read_lossy(set, unclosed);
+    assert!(open.starts_with("---\n"), "{dir}: {unclosed} opens a frontmatter block");
+    assert!(!open.lines().skip(1).any(|l| l.trim_end() == "---"), "{dir}: {unclosed} never closes it");
     let latin1: Vec<&String> = files
         .iter()
         .filter(|f| f.starts_with("memory/contacts/") && std::str::from_utf8(&raw(f)).is_err())

@@ -248,14 +248,14 @@ fn emit_cjk(text: &str, from: usize, to: usize, emit: &mut impl FnMut(&str, usiz
 
 /// Words that frame a question or a turn of small talk without naming its topic ("what's the *current
 /// status* of X", "*catch me up* on X", "*anything* about X I *should keep in mind*", "*summarise* the
-/// money *side* of *things*", "anything *tagged* house?", "the family *notes*", "thanks, *good night*"), and the words of relative dates, which the date
+/// money *side* of *things*", "anything *tagged* house?", "the family *notes*", "thanks, *good night*", "*talk* *soon*"), and the words of relative dates, which the date
 /// lane reads. Searched like any word, but they say nothing about whether a note is what the prompt is
 /// about, so the relevance floor's coverage leaves them out (`floor.rs`). As written; [`framing`] holds
 /// their analysed terms.
 const FRAMING_WORDS: &str = "what's whats who's how's where's when's current currently status update updates     latest recent recently new news happen happened happening going go goes doing anything something everything     nothing thing things stuff should shall would could might must may can keep mind remember remind     recall know tell say said ask asked think thought want need like just also again still ever much many     more most extra lot lots bit kind sort way please thanks thank hi hello hey ok okay yes no sure good     great cool nice fine well right really very night morning evening afternoon bye goodbye catch up     give get got make made let look find show explain help detail details info information that's \
     summarise summarize summary overview rundown recap side tag tags tagged note notes noted \
     it's there's all today tonight tomorrow yesterday day days week weeks weekend month months year years \
-    ago last next now";
+    ago last next now talk chat speak soon later";
 
 /// The analysed terms of [`FRAMING_WORDS`], sorted.
 pub(crate) fn framing() -> &'static [String] {

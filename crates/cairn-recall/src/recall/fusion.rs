@@ -232,6 +232,10 @@ impl Recaller {
             if let Some(t) = tag {
                 parts.insert(lane::TAGS.to_owned(), t);
             }
+            let named = tag_shares.names_any(&c.matched_tags);
+            if named {
+                parts.insert(NAMED_TAG.to_owned(), 1.0);
+            }
             if recency_on {
                 parts.insert(lane::RECENCY.to_owned(), c.recency);
             }
@@ -250,6 +254,7 @@ impl Recaller {
                         + w.date * date.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                         + if c.profile { PROFILE_WEIGHT } else { 0.0 }
+                        + if named { NAMED_TAG_WEIGHT } else { 0.0 }
                 }
                 Fusion::Weighted => {
                     lexical_weight * lex.unwrap_or(0.0)
@@ -258,6 +263,7 @@ impl Recaller {
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                         + w.date * date.unwrap_or(0.0)
                         + if c.profile { PROFILE_WEIGHT } else { 0.0 }
+                        + if named { NAMED_TAG_WEIGHT } else { 0.0 }
                 }
                 Fusion::Rrf { k } => {
                     let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
@@ -267,6 +273,7 @@ impl Recaller {
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
                         + c.date.map_or(0.0, |(_, r)| w.date * rrf(r))
                         + if c.profile { PROFILE_WEIGHT * rrf(0) } else { 0.0 }
+                        + if named { NAMED_TAG_WEIGHT * rrf(0) } else { 0.0 }
                 }
             };
             // Scores are rounded to 5 decimals: BM25 statistics summed over segments differ in the last
@@ -529,8 +536,17 @@ pub(super) fn relevance(
     };
     let vector = if world { 0.0 } else { vector };
     let date = if undated { 0.0 } else { part(lane::DATE) };
-    words.max(vector).max(date).max(part(PROFILE_PART))
+    words.max(vector).max(date).max(part(PROFILE_PART)).max(part(NAMED_TAG))
 }
+
+/// The part set on a chunk that carries a tag the query names as one ("tagged equipment", "the flat
+/// tag"): such a chunk is what the query asks for, whatever its words or meaning, so the part counts
+/// fully in relevance, and [`NAMED_TAG_WEIGHT`] more in the score.
+pub(super) const NAMED_TAG: &str = "named_tag";
+
+/// What a chunk carrying a tag the query names adds to its score: as much as the best lexical match,
+/// so notes tagged "basement" come before the notes that only say "basement" most often.
+const NAMED_TAG_WEIGHT: f32 = 1.0;
 
 /// The meaning part of relevance: the query's affinity to memory (memory's lead over the general
 /// prompts), 0 at [`Calibration::affinity_zero`] and below, 1 at [`Calibration::affinity_one`].

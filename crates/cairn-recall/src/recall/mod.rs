@@ -577,7 +577,8 @@ impl Recaller {
         let sims = self.similarities(&searcher, &mut found, &terms, query_vec.as_deref());
         let lexical_full = lexical_found >= lexical_pool;
         let tag_shares =
-            TagShares::new(&query_tags, &terms, found.term_idf.as_ref().map(|w| w.idf.as_slice()));
+            TagShares::new(&query_tags, &terms, found.term_idf.as_ref().map(|w| w.idf.as_slice()))
+                .named_in(&q.text, &query_tags);
         let mut fused = self.fuse(&found, &sims, lexical_full, &tag_shares, vector_weight);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
         let Found { term_idf, warnings, affinity, .. } = &mut found;

@@ -211,6 +211,8 @@ pub(in crate::recall) struct TagShares {
     weight: Option<Vec<f32>>,
     /// The span a tag counts against without weights: the number of tags or terms, the larger.
     span: f32,
+    /// Whether the query names each query tag as a tag ("tagged equipment", "the flat tag").
+    named: Vec<bool>,
 }
 
 impl TagShares {
@@ -235,7 +237,21 @@ impl TagShares {
                 .map(|(t, &i)| if framing.binary_search(&t.term).is_ok() { 0.0 } else { i })
                 .collect()
         });
-        TagShares { terms_of, weight, span: query_tags.len().max(terms.len()).max(1) as f32 }
+        let named = vec![false; query_tags.len()];
+        TagShares { terms_of, weight, span: query_tags.len().max(terms.len()).max(1) as f32, named }
+    }
+
+    /// The same shares, knowing which tags `text` (the query) names as tags ([`named_as_tag`]).
+    pub(in crate::recall) fn named_in(mut self, text: &str, query_tags: &[String]) -> Self {
+        let words = lower_words(text);
+        let lower = text.to_lowercase();
+        self.named = query_tags.iter().map(|tag| named_as_tag(&words, &lower, tag)).collect();
+        self
+    }
+
+    /// Whether one of the tags at `matched` (indices into the query tags) is named as a tag.
+    pub(in crate::recall) fn names_any(&self, matched: &[usize]) -> bool {
+        matched.iter().any(|&t| self.named.get(t).copied().unwrap_or(false))
     }
 
     /// The share of the query that the tags at `matched` (indices into the query tags) stand for.
@@ -252,10 +268,79 @@ impl TagShares {
     }
 }
 
+/// Words that make the word after them a tag's name: "tagged equipment", "tagged as flat".
+const MARKS_BEFORE: &[&str] = &["tagged", "labelled", "labeled", "hashtag"];
+
+/// Words that make the word before them a tag's name: "the flat tag", "my equipment tags".
+const MARKS_AFTER: &[&str] = &["tag", "tags", "label", "labels", "tagged"];
+
+/// Words that make a compound with "tag" rather than name one ("the price tag", "a name tag").
+const TAG_COMPOUNDS: &[&str] = &["dog", "gift", "luggage", "name", "number", "price"];
+
+/// The words of `text`, lower-cased, apostrophes made straight (as [`Recaller::infer_tags`] reads them).
+fn lower_words(text: &str) -> Vec<String> {
+    text.unicode_words().map(|w| w.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'")).collect()
+}
+
+/// Whether the query (its words, and its lower-cased text) names `tag` as a tag: "#equipment", a word
+/// that marks a tag just before it ("tagged equipment", "tagged as equipment"; not "tag team")
+/// or just after it ("the equipment tag", "my equipment tags"; not "the price tag"). A chunk carrying
+/// a tag so named is what the query asks for, whatever its words or meaning.
+pub(in crate::recall) fn named_as_tag(words: &[String], lower: &str, tag: &str) -> bool {
+    if lower.contains(&format!("#{tag}")) {
+        return true;
+    }
+    let parts: Vec<&str> = tag.split('-').collect();
+    let fits = |w: &str, part: &str, last: bool| {
+        w == part || (last && (w.strip_suffix('s') == Some(part) || part.strip_suffix('s') == Some(w)))
+    };
+    let word = |i: usize| words.get(i).map(String::as_str);
+    (0..words.len()).any(|a| {
+        let b = a + parts.len();
+        let here = b <= words.len()
+            && parts.iter().enumerate().all(|(k, p)| fits(&words[a + k], p, k + 1 == parts.len()));
+        if !here {
+            return false;
+        }
+        let before = a.checked_sub(1).and_then(word);
+        let marked_before = before.is_some_and(|w| MARKS_BEFORE.contains(&w))
+            || (matches!(before, Some("as" | "with"))
+                && a.checked_sub(2).and_then(word).is_some_and(|w| MARKS_BEFORE.contains(&w)));
+        let marked_after = word(b).is_some_and(|w| MARKS_AFTER.contains(&w))
+            && !(parts.len() == 1 && TAG_COMPOUNDS.contains(&parts[0]));
+        marked_before || marked_after
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::lexical::QueryTerm;
     use super::*;
+
+    #[test]
+    fn a_tag_is_named_by_the_words_beside_it() {
+        let named = |q: &str, tag: &str| named_as_tag(&lower_words(q), &q.to_lowercase(), tag);
+        for (q, tag) in [
+            ("List everything tagged equipment.", "equipment"),
+            ("What's under the flat tag?", "flat"),
+            ("What have I tagged as pricing?", "pricing"),
+            ("notes tagged with house", "house"),
+            ("show me my #bees notes", "bees"),
+            ("Which notes carry the suppliers tag?", "suppliers"),
+            ("anything with the pedal steel tag", "pedal-steel"),
+            ("my equipment tags", "equipment"),
+        ] {
+            assert!(named(q, tag), "{q}");
+        }
+        for (q, tag) in [
+            ("what's the price tag on a new Tesla?", "price"),
+            ("How do I buy equipment for a bakery?", "equipment"),
+            ("is the flat in Leeds still for sale?", "flat"),
+            ("tag team wrestling rules", "team"),
+        ] {
+            assert!(!named(q, tag), "{q}");
+        }
+    }
 
     fn terms(words: &[&str]) -> Vec<QueryTerm> {
         words
