@@ -248,7 +248,7 @@ const FLOORS: &[Floors] = &[
         set: "relevance-6",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.7)],
         offtopic: 0.9,
-        paraphrase_empty: 0.1,
+        paraphrase_empty: 0.07,
         no_model_offtopic: 0.95,
         no_model_hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.95)],
     },

@@ -30,6 +30,12 @@ const MODALS: &[&str] = &["can", "could", "may", "might", "must", "shall", "shou
 const THINKING: &[&str] =
     &["believe", "guess", "know", "mean", "need", "reckon", "suppose", "think", "want", "wonder"];
 
+/// Verbs that inform or help whoever uses a thing: "the app that *tells* me the time".
+const INFORMING: &[&str] = &[
+    "gives", "helps", "lets", "makes", "reminds", "sends", "shows", "tells", "wakes", "warns", "give",
+    "help", "let", "make", "remind", "send", "show", "tell",
+];
+
 /// Verbs that, followed by `I` or `we`, ask what the asker did, was, has or does ("did I", "am I").
 const ASKER_AUXILIARIES: &[&str] = &["am", "did", "do", "does", "had", "have", "was", "were"];
 
@@ -87,7 +93,21 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     // "who gives me …", "who fixed the tap for us?": a question about someone in the asker's life.
     let about_me = matches!(words.first(), Some(&("who" | "whom")))
         && words.iter().skip(1).any(|w| matches!(*w, "me" | "us"));
-    possessive || asked || you_me || about_me || contracted || did || does || household(&words, text)
+    // "which team does the man who sells me flour support?": someone the asker deals with, in a
+    // clause of a question; not "the app that tells me the time" (a verb that informs or helps).
+    let serves_me = wh
+        && words.windows(3).any(|p| {
+            matches!(p[0], "who" | "that") && matches!(p[2], "me" | "us") && !INFORMING.contains(&p[1])
+        });
+    possessive
+        || asked
+        || you_me
+        || about_me
+        || serves_me
+        || contracted
+        || did
+        || does
+        || household(&words, text)
 }
 
 /// Superlatives that make a question about a particular thing ask of the world: "where's the
@@ -208,6 +228,8 @@ mod tests {
             "Where are the spare keys for the shed?",
             "Where’s the stopcock?",
             "What’s the hotel we stayed in called?",
+            "Which football team is the man who sells me flour a fan of?",
+            "What does the lady who sells us eggs charge?",
         ] {
             assert!(about_the_asker(q), "{q}");
         }
@@ -217,6 +239,8 @@ mod tests {
     fn requests_how_tos_and_general_questions_are_not() {
         for q in [
             "How do I reset my router to factory settings?",
+            "What's the app that tells me the time in other cities?",
+            "Which alarm clock wakes me gently?",
             "How long should I boil an egg for a runny yolk?",
             "Tell me a joke.",
             "Give me a SQL query that finds duplicate rows in a table.",
