@@ -94,12 +94,7 @@ impl Scanner<'_> {
             // "the 12th of last month", "the 3rd of this month".
             if of
                 && ordinal
-                && let Some(shift) = match self.lex(k + 1) {
-                    Lex::Last | Lex::Previous => Some(-1),
-                    Lex::This => Some(0),
-                    Lex::Next => Some(1),
-                    _ => None,
-                }
+                && let Some(shift) = self.direction(k + 1)
                 && self.is(k + 2, Lex::Unit { unit: crate::lexicon::Unit::Month, plural: false })
             {
                 let r = self.reference;

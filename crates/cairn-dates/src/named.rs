@@ -210,8 +210,7 @@ impl Scanner<'_> {
     fn break_around(&self, id: HolidayId, date: Date) -> Option<Days> {
         match id {
             HolidayId::ChristmasEve | HolidayId::ChristmasDay | HolidayId::BoxingDay => {
-                let eve = Date::new(date.year(), 12, 24).ok()?;
-                Some((eve, add_days(eve, 8)?))
+                christmas_break(date.year())
             }
             _ => self.holiday_weekend(id, date),
         }
@@ -226,14 +225,9 @@ impl Scanner<'_> {
         let the = self.is(i, Lex::The);
         let j = i + usize::from(the);
         if the && self.is(j, Lex::Holidays) && self.after_one_of(i, &[Lex::Over, Lex::During, Lex::At]) {
-            let eve = |y: i16| Some((Date::new(y, 12, 24).ok()?, Date::new(y.checked_add(1)?, 1, 1).ok()?));
-            return Some(Hit::new(j + 1, self.yearly(eve)?));
+            return Some(Hit::new(j + 1, self.yearly(christmas_break)?));
         }
-        let dir = match self.lex(j) {
-            Lex::Last | Lex::Previous => Some(-1),
-            Lex::Next => Some(1),
-            _ => None,
-        };
+        let dir = self.direction(j).filter(|d| *d != 0);
         let k = j + usize::from(dir.is_some());
         let (bank, weekend_at) = match self.lex(k) {
             Lex::Bank if self.is(k + 1, Lex::Holiday) => (true, k + 2),
@@ -283,4 +277,10 @@ impl Scanner<'_> {
         }
         Some((first, last))
     }
+}
+
+/// The Christmas holidays of `year`: Christmas Eve to New Year's Day.
+fn christmas_break(year: i16) -> Option<Days> {
+    let eve = Date::new(year, 12, 24).ok()?;
+    Some((eve, add_days(eve, 8)?))
 }

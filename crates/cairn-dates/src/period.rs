@@ -197,7 +197,7 @@ impl Scanner<'_> {
     }
 
     /// `-1`, `0` or `1` for "last"/"previous", "this", "next".
-    fn direction(&self, i: usize) -> Option<i64> {
+    pub(crate) fn direction(&self, i: usize) -> Option<i64> {
         match self.lex(i) {
             Lex::Last | Lex::Previous => Some(-1),
             Lex::This => Some(0),

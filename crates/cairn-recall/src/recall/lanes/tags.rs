@@ -55,11 +55,7 @@ impl Recaller {
     /// tags of at least one chunk in scope.
     fn infer_tags(&self, searcher: &Searcher, text: &str, scope: &Scope) -> Result<Vec<String>> {
         let f = &self.index.fields;
-        let words: Vec<String> = text
-            .unicode_words()
-            .map(|w| w.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'"))
-            .filter(|w| !w.is_empty())
-            .collect();
+        let words = lower_words(text);
         let mut candidates: Vec<String> = Vec::new();
         for (i, w) in words.iter().enumerate() {
             if w.chars().any(is_cjk) {
@@ -243,6 +239,9 @@ impl TagShares {
 
     /// The same shares, knowing which tags `text` (the query) names as tags ([`named_as_tag`]).
     pub(in crate::recall) fn named_in(mut self, text: &str, query_tags: &[String]) -> Self {
+        if query_tags.is_empty() {
+            return self;
+        }
         let words = lower_words(text);
         let lower = text.to_lowercase();
         self.named = query_tags.iter().map(|tag| named_as_tag(&words, &lower, tag)).collect();
@@ -277,7 +276,7 @@ const MARKS_AFTER: &[&str] = &["tag", "tags", "label", "labels", "tagged"];
 /// Words that make a compound with "tag" rather than name one ("the price tag", "a name tag").
 const TAG_COMPOUNDS: &[&str] = &["dog", "gift", "luggage", "name", "number", "price"];
 
-/// The words of `text`, lower-cased, apostrophes made straight (as [`Recaller::infer_tags`] reads them).
+/// The words of `text`, lower-cased, apostrophes made straight: what query tags are looked for in.
 fn lower_words(text: &str) -> Vec<String> {
     text.unicode_words().map(|w| w.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'")).collect()
 }
