@@ -1,12 +1,23 @@
 //! Whether a prompt asks about the future, so that a date without a year names its next occurrence:
 //! "what will we do in August?" in June means this August, not last year's. A word that looks ahead
-//! ("will", "we'll", "going to", "planned", "upcoming") makes a prompt about the future, unless it
+//! ("will", "we'll", "going to", "should", "planned", "upcoming") makes a prompt about the future, unless it
 //! also speaks in the past ("did", "was", "were", "had": "what did I say I'd do in March?"), which
 //! asks about what was said. English only.
 
 /// Words that look ahead.
-const AHEAD: &[&str] =
-    &["gonna", "planned", "planning", "plans", "scheduled", "shall", "upcoming", "will", "won't", "wont"];
+const AHEAD: &[&str] = &[
+    "gonna",
+    "planned",
+    "planning",
+    "plans",
+    "scheduled",
+    "shall",
+    "should",
+    "upcoming",
+    "will",
+    "won't",
+    "wont",
+];
 
 /// Past auxiliaries: with one, a prompt asks about the past whatever else it says.
 const PAST: &[&str] = &["did", "didn't", "had", "hadn't", "was", "wasn't", "were", "weren't"];
@@ -50,6 +61,7 @@ mod tests {
             "what’s planned for the winter?",
             "Are we going to Lisbon in May?",
             "any upcoming deadlines in March?",
+            "What should I pack for Iceland in winter?",
         ] {
             assert!(ahead(p), "{p}");
         }

@@ -501,7 +501,8 @@ pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
 /// ([`calibrated_affinity`]) when the general prompts were measured, else its calibrated cosine.
 /// For a prompt that asks of the world (`world`: "how does a heat pump work?", `world.rs`) the
 /// meaning only gates the words, as for any prompt that reads as general, and is no part of its own.
-/// The date counts unless `undated` (the rest of the query asks of what memory lacks, `floor.rs`).
+/// The date counts unless `undated` (the rest of the query asks of what memory lacks, `floor.rs`) or
+/// the prompt asks of the world.
 pub(super) fn relevance(
     parts: &BTreeMap<String, f32>,
     cal: &Calibration,
@@ -535,7 +536,9 @@ pub(super) fn relevance(
         }
     };
     let vector = if world { 0.0 } else { vector };
-    let date = if undated { 0.0 } else { part(lane::DATE) };
+    // A prompt that asks of the world names a time in the world ("what should I pack for a week in
+    // Iceland in winter?"), not a note's.
+    let date = if undated || world { 0.0 } else { part(lane::DATE) };
     words.max(vector).max(date).max(part(PROFILE_PART)).max(part(NAMED_TAG))
 }
 
@@ -575,6 +578,9 @@ mod tests {
         let dated = BTreeMap::from([(lane::DATE.to_owned(), 1.0)]);
         assert_eq!(relevance(&dated, &cal, None, false, false), 1.0);
         assert_eq!(relevance(&dated, &cal, None, false, true), 0.0);
+        // Nor in a prompt that asks of the world ("what should I pack for Iceland in winter?").
+        assert_eq!(relevance(&dated, &cal, None, true, false), 0.0);
+        assert_eq!(relevance(&dated, &cal, Some(0.9), true, false), 0.0);
     }
 
     #[test]

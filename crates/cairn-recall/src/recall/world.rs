@@ -70,13 +70,35 @@ const REQUESTS: &[&str] = &[
     "write",
 ];
 
+/// Words for an account of what happened: a request for one ("give me a rundown of last week") asks
+/// for what memory holds.
+const RECAPS: &[&str] = &["overview", "recap", "roundup", "round-up", "rundown", "summary"];
+
 /// Whether `verb` (lower case) asks for something new or for general knowledge ([`REQUESTS`]).
 pub(super) fn asks_for_something(verb: &str) -> bool {
     REQUESTS.contains(&verb)
 }
 
 /// Verbs of a thing's origin: "when was the bridge *built*?" asks for history, not for a note.
-const ORIGINS: &[&str] = &["built", "constructed", "discovered", "established", "founded", "invented"];
+const ORIGINS: &[&str] = &[
+    "built",
+    "completed",
+    "composed",
+    "constructed",
+    "designed",
+    "discovered",
+    "erected",
+    "established",
+    "founded",
+    "invented",
+    "opened",
+    "painted",
+    "published",
+    "written",
+];
+
+/// Words after "the current" that ask how something of the asker's stands.
+const STANDING: &[&str] = &["plan", "plans", "position", "progress", "situation", "state", "status"];
 
 /// Whether `text` asks of the world (how things are, or for something new), in a general form, with
 /// no word about the asker (see the module docs).
@@ -93,7 +115,11 @@ pub(crate) fn about_the_world(text: &str) -> bool {
         ("please", _) => at(1),
         _ => at(0),
     };
-    if REQUESTS.contains(&verb) {
+    // "give me a rundown of the second half of November" asks for what memory holds.
+    if REQUESTS.contains(&verb) && !words.iter().any(|w| RECAPS.contains(w)) {
+        return true;
+    }
+    if now(&words, text) || any_of_a_kind(&words, text) {
         return true;
     }
     // "how do you stop a puppy biting?", "how can you tell real oak from veneer?": "you" is anyone.
@@ -142,11 +168,69 @@ pub(crate) fn in_a_general_form(text: &str) -> bool {
 }
 
 /// Advice on a general task asked in the first person, with nothing of the asker's own and no name
-/// in it: "how long should I roast a 2 kg leg of lamb?", "how often should we water a cactus?"; not
-/// "how long should I leave my bike?" or "how often should I feed Barty?".
+/// in it: "how long should I roast a 2 kg leg of lamb?", "how often should we water a cactus?", "what
+/// should I pack for a week in Iceland?" (a place it happens in aside); not "how long should I leave
+/// my bike?", "how often should I feed Barty?" or "what should I bring to Dev's party?".
 fn general_advice(words: &[&str], text: &str) -> bool {
     let own = words.iter().any(|w| matches!(*w, "my" | "our" | "mine" | "ours" | "myself" | "ourselves"));
-    matches!(how_should(words), Some("i" | "we")) && !own && !names_anything(text)
+    if own {
+        return false;
+    }
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    // "what should I wear to a job interview?", "what should we take on a long hike?": for any one
+    // occasion ("a", "an"), not a particular one ("the party", "Dev's party").
+    let for_any = at(0) == "what"
+        && at(1) == "should"
+        && matches!(at(2), "i" | "we")
+        && words
+            .windows(2)
+            .skip(3)
+            .any(|p| matches!(p[0], "for" | "to" | "on" | "at") && matches!(p[1], "a" | "an"));
+    (matches!(how_should(words), Some("i" | "we")) && !names_anything(text))
+        || (for_any && !names_anything(before_place(text)))
+}
+
+/// `text` before its first " in ": a place named after it ("… a first-time buyer pay in England?",
+/// "… for a week in Iceland?") is where a general question is asked of, not a name memory may know.
+fn before_place(text: &str) -> &str {
+    text.split(" in ").next().unwrap_or(text)
+}
+
+/// How things stand in the world now, asked in the present: "who is the current Prime Minister of
+/// the UK?", "what is the current world record for the half marathon?", "what is the exchange rate
+/// right now?", "what's the latest news on the election?"; not "what's the current status of
+/// Halyard?" ([`STANDING`]).
+fn now(words: &[&str], text: &str) -> bool {
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    let head = match (at(0), at(1)) {
+        ("who" | "what", "is" | "are") => 2,
+        ("who's" | "what's", _) => 1,
+        _ => return false,
+    };
+    let current = at(head) == "the"
+        && match at(head + 1) {
+            "current" => !STANDING.contains(&at(head + 2)),
+            "latest" => at(head + 2) == "news",
+            _ => false,
+        };
+    // "what is the base rate right now?"; not "what is John currently doing?", which asks of someone
+    // memory may know.
+    let named = super::personal::words(text).get(head).is_some_and(|w| w.starts_with(char::is_uppercase));
+    current || !named && (words.windows(2).any(|p| p == ["right", "now"]) || words.contains(&"currently"))
+}
+
+/// A question about any one of a kind of things, or about things of that kind, asked yes or no:
+/// "can dogs eat grapes?", "do cats see in colour?", "are tomatoes a fruit?"; not "do the kids have
+/// school on Monday?" or "can Pickle have chicken bones?".
+fn any_of_a_kind(words: &[&str], text: &str) -> bool {
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    matches!(at(0), "can" | "do" | "are")
+        && at(1).len() > 3
+        && at(1).ends_with('s')
+        && !at(1).ends_with("ss")
+        && !PARTICULAR.contains(&at(1))
+        && !ADDRESS.contains(&at(1))
+        && !names_anything(text)
 }
 
 /// Who a "how long / much / often / many should …" question is about: the word after "should" ("I",
@@ -164,6 +248,9 @@ pub(super) fn names_anything(text: &str) -> bool {
             && !matches!(w.to_lowercase().as_str(), "i" | "i'm" | "i've" | "i'd" | "i'll")
     })
 }
+
+/// Past auxiliaries: "how many people were in a taxi?" asks what happened.
+const PAST: &[&str] = &["did", "had", "was", "were"];
 
 /// Months and weekdays: "in March" names a time, not a place.
 const TIMES: &[&str] = &[
@@ -267,15 +354,25 @@ fn general_form(words: &[&str], text: &str) -> bool {
     let average = words.windows(2).any(|p| p == ["on", "average"]);
     // "how often should a cat see a vet?"
     let how_anyone = matches!(how_should(words), Some("a" | "an" | "one"));
+    // "how much does a lurcher weigh?", "how much stamp duty does a first-time buyer pay?": the verb
+    // within a few words, then any one thing.
     let how_much = at(0) == "how"
         && at(1) == "much"
-        && matches!(at(2), "does" | "do" | "is" | "are")
-        && matches!(at(3), "a" | "an");
+        && !names_anything(before_place(text))
+        && (2..=5).any(|i| {
+            matches!(at(i), "does" | "do" | "is" | "are" | "should" | "can")
+                && matches!(at(i + 1), "a" | "an")
+        });
+    // "how many changes are in a full extent?", "how many miles is a marathon?", "how many players
+    // are on a rugby team?", "how many teaspoons in a tablespoon?"; in the present only.
     let how_many = at(0) == "how"
         && at(1) == "many"
-        && words
-            .windows(3)
-            .any(|p| matches!(p[0], "is" | "are") && p[1] == "in" && matches!(p[2], "a" | "an"));
+        && !words.iter().any(|w| PAST.contains(w))
+        && !names_anything(before_place(text))
+        && words.windows(2).skip(2).any(|p| {
+            matches!(p[0], "is" | "are" | "does" | "do" | "has" | "have" | "in" | "on")
+                && matches!(p[1], "a" | "an")
+        });
     let best_at = |i: usize| {
         at(i) == "the"
             && at(i + 1) == "best"
@@ -344,6 +441,22 @@ mod tests {
             "Why are cats afraid of cucumbers?",
             "Can you proofread this sentence: their going to the park tomorrow",
             "Convert 30 miles to kilometres.",
+            "How many miles is a marathon?",
+            "How many teaspoons in a tablespoon?",
+            "How many players are on a basketball team?",
+            "How much stamp duty does a first-time buyer pay in England?",
+            "How much water should an adult drink a day?",
+            "What should I pack for a week in Iceland in winter?",
+            "What should we take on a long hike?",
+            "Who is the current Prime Minister of the UK?",
+            "What is the current world record for the women's half marathon?",
+            "What's the latest news on the election?",
+            "What is the Bank of England base rate right now?",
+            "When was the Clifton Suspension Bridge completed?",
+            "When was Pride and Prejudice written?",
+            "Can dogs eat grapes?",
+            "Do cats see in colour?",
+            "Are whippets good with cats?",
         ] {
             assert!(about_the_world(q), "{q}");
         }
@@ -384,6 +497,16 @@ mod tests {
             "What's the wifi password in the Lisbon flat?",
             "What's the rent on the flat in Leeds?",
             "What is the booking reference for the Hotel Sint-Jorishof?",
+            "How many times has Nate taken his turtles on a walk?",
+            "How many people were in a taxi?",
+            "How much flour does a loaf take in my recipe?",
+            "What should I bring to Dev's party on Saturday?",
+            "What should I tell the plumber tomorrow?",
+            "What is John currently doing as a volunteer?",
+            "What's the latest with the boiler?",
+            "Give me a rundown of the second half of November.",
+            "Can Pickle have chicken bones?",
+            "Do the kids have school on Monday?",
             "",
         ] {
             assert!(!about_the_world(q), "{q}");
@@ -414,7 +537,7 @@ mod tests {
     fn no_labelled_question_about_memory_is_in_a_general_form() {
         let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
         let (mut on, mut off) = (0, 0);
-        for set in ["relevance", "relevance-2", "relevance-3", "relevance-4"] {
+        for set in ["relevance", "relevance-2", "relevance-3", "relevance-4", "relevance-5", "relevance-6"] {
             let path = data.join(set).join("queries.jsonl");
             let text = std::fs::read_to_string(&path).expect("labelled set readable");
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -429,7 +552,7 @@ mod tests {
                 }
             }
         }
-        assert!(on > 300, "{on} on-topic questions read");
+        assert!(on > 450, "{on} on-topic questions read");
         assert!(off >= 10, "only {off} off-topic questions in a general form");
     }
 }
