@@ -77,7 +77,7 @@ pub use analyzer::{STOP_WORDS, analyze, content_words};
 pub use error::{Error, ErrorKind, Result};
 pub use index::{ChunkWriter, RecallIndex, SCHEMA_VERSION};
 pub use recall::{
-    ALL_LANES, COVERAGE_PART, Calibration, DEFAULT_FLOOR, DEFAULT_PERSONAL_FLOOR, ExternalScored, Fusion,
-    LaneWeights, PROFILE_PART, QueryWeights, RecallQuery, RecallResult, RecallSettings, Recaller, VectorLane,
-    lane, score_external,
+    ALL_LANES, COVERAGE_PART, Calibration, DEFAULT_FLOOR, DEFAULT_PERSONAL_FLOOR, DEFAULT_PERSONAL_LEXICAL,
+    ExternalScored, Fusion, LaneWeights, PROFILE_PART, QueryWeights, RecallQuery, RecallResult,
+    RecallSettings, Recaller, VectorLane, lane, score_external,
 };

@@ -173,7 +173,10 @@ impl Recaller {
     /// in no particular order. `sims`: the candidates' similarities ([`Recaller::similarities`]);
     /// `lexical_full`: the lexical lane filled its pool; `tag_shares`: how much of the query each
     /// query tag stands for; `vector_weight`: the vector lane's weight (when it ran only as the
-    /// semantic fallback, the lexical lane's, at least 1).
+    /// semantic fallback, the lexical lane's, at least 1); `personal`: the query is about the asker
+    /// ([`RecallSettings::personal_lexical`]).
+    ///
+    /// [`RecallSettings::personal_lexical`]: super::RecallSettings::personal_lexical
     pub(super) fn fuse(
         &self,
         found: &Found,
@@ -181,6 +184,7 @@ impl Recaller {
         lexical_full: bool,
         tag_shares: &TagShares,
         vector_weight: f32,
+        personal: bool,
     ) -> Vec<Fused> {
         let s = &self.settings;
         let cal = &s.calibration;
@@ -196,7 +200,11 @@ impl Recaller {
         by_recency.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let recency_rank: HashMap<DocAddress, usize> =
             by_recency.iter().enumerate().map(|(i, (_, a))| (*a, i)).collect();
-        let lexical_weight = s.weights.lexical * found.term_idf.as_ref().map_or(1.0, visible_share).sqrt();
+        // Meaning finds the note a question about the asker paraphrases only where there is meaning.
+        let personal = personal && !sims.is_empty();
+        let lexical_weight = s.weights.lexical
+            * found.term_idf.as_ref().map_or(1.0, visible_share).sqrt()
+            * if personal { s.personal_lexical.max(0.0) } else { 1.0 };
         for (addr, c) in cands {
             let mut parts = BTreeMap::new();
             let lex = c.lexical.map(|(sc, _)| {

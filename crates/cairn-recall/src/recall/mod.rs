@@ -246,6 +246,14 @@ pub struct RecallSettings {
     /// personal memory is presumed to hold: the lower of this and `floor`. It applies only when some
     /// word of the question occurs in scope.
     pub personal_floor: f32,
+    /// The lexical lane's weight in fusion for a question about the asker ([`personal_floor`]'s
+    /// questions), relative to `weights.lexical`: asked in the asker's own words of notes written in
+    /// other words, such a question shares incidental words ("pay", "big") with notes about something
+    /// else, while its meaning finds the note it paraphrases. 1: as for any query. Only with a query
+    /// vector: without meaning, the words are all there is.
+    ///
+    /// [`personal_floor`]: RecallSettings::personal_floor
+    pub personal_lexical: f32,
     /// Whether a question about the world in a general form with no word about the asker ("how does
     /// a heat pump's efficiency change in the cold?", "why does sourdough go stale slowly?": `world.rs`)
     /// is relevant by its words alone (coverage, tags, dates), not by its meaning: near a person's
@@ -332,6 +340,7 @@ impl Default for RecallSettings {
             calibration: Calibration::default(),
             floor: DEFAULT_FLOOR,
             personal_floor: DEFAULT_PERSONAL_FLOOR,
+            personal_lexical: DEFAULT_PERSONAL_LEXICAL,
             world_needs_words: true,
             profile_files: vec!["USER.md".into()],
             relations: true,
@@ -353,6 +362,10 @@ pub const DEFAULT_FLOOR: f32 = 0.5;
 
 /// The default floor for questions about the asker ([`RecallSettings::personal_floor`]).
 pub const DEFAULT_PERSONAL_FLOOR: f32 = 0.2;
+
+/// The default lexical weight for questions about the asker ([`RecallSettings::personal_lexical`]),
+/// chosen on the first three labelled workspaces (`BENCHMARKS.md`).
+pub const DEFAULT_PERSONAL_LEXICAL: f32 = 0.7;
 
 /// One recall request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -579,7 +592,8 @@ impl Recaller {
         let tag_shares =
             TagShares::new(&query_tags, &terms, found.term_idf.as_ref().map(|w| w.idf.as_slice()))
                 .named_in(&q.text, &query_tags);
-        let mut fused = self.fuse(&found, &sims, lexical_full, &tag_shares, vector_weight);
+        let personal = personal::about_the_asker(&q.text);
+        let mut fused = self.fuse(&found, &sims, lexical_full, &tag_shares, vector_weight, personal);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
         let Found { term_idf, warnings, affinity, .. } = &mut found;
         let (relevance, matched, weights) = self.apply_floor(
