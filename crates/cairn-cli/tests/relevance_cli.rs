@@ -246,9 +246,9 @@ const FLOORS: &[Floors] = &[
     },
     Floors {
         set: "relevance-6",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.79)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.83)],
         offtopic: 0.96,
-        paraphrase_empty: 0.07,
+        paraphrase_empty: 0.04,
         no_model_offtopic: 0.95,
         no_model_hit: &[("lexical", 0.85), ("tag", 0.95), ("temporal", 0.95)],
     },

@@ -99,7 +99,22 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
         && words.windows(3).any(|p| {
             matches!(p[0], "who" | "that") && matches!(p[2], "me" | "us") && !INFORMING.contains(&p[1])
         });
+    // "what does a single match set me back?", "what did the tooth doctor charge me?", "how much is
+    // coming back to me?": the asker as the object of a question; not "which alarm clock wakes me
+    // gently?" (a verb that informs or helps), "the best way for me to learn Spanish" (what anyone
+    // could do) or "the US presidential race".
+    let written = super::personal::words(text);
+    let how = first("how");
+    let object = (wh || how)
+        && (1..words.len()).any(|i| {
+            matches!(words[i], "me" | "us")
+                && written.get(i).is_some_and(|w| *w != "US")
+                && !INFORMING.contains(&words[i - 1])
+                && words[i - 1] != "let"
+                && !(words[i - 1] == "for" && words.get(i + 1) == Some(&"to"))
+        });
     possessive
+        || object
         || asked
         || you_me
         || about_me
@@ -230,6 +245,10 @@ mod tests {
             "What’s the hotel we stayed in called?",
             "Which football team is the man who sells me flour a fan of?",
             "What does the lady who sells us eggs charge?",
+            "What does a single match set me back?",
+            "What did the tooth doctor charge me?",
+            "How much money is coming back to me from the IRS this year?",
+            "What would putting panels on the roof set us back?",
         ] {
             assert!(about_the_asker(q), "{q}");
         }
@@ -263,6 +282,8 @@ mod tests {
             "What's the name for the feeling I get when I remember something that never happened?",
             "Who cleans the streets at night?",
             "Who speaks first at a wedding?",
+            "What's the latest news from the US presidential race?",
+            "How do I let us both into the gym?",
             "",
         ] {
             assert!(!about_the_asker(q), "{q}");
