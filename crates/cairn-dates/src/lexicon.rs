@@ -96,8 +96,14 @@ pub(crate) enum Lex {
     Over,
     /// "at", "on": before "the weekend".
     At,
-    /// "final", as "last" in a part of a period ("the final week of March").
+    /// "final", "closing", as "last" in a part of a period ("the final week of March").
     Final,
+    /// "opening", as "first" in a part of a period ("the opening week of March").
+    Opening,
+    /// "same", as in "the same week last year".
+    Same,
+    /// "time", as in "this time last year".
+    Time,
     /// "latter", as "second" in "the latter half of March".
     Latter,
     /// "long", as in "the long weekend".
@@ -182,6 +188,7 @@ static WORDS: &[(&str, Lex)] = {
         ("boxing", Boxing),
         ("break", Holidays),
         ("christmas", Christmas),
+        ("closing", Final),
         ("columbus", Columbus),
         ("commencing", Commencing),
         ("couple", Couple),
@@ -282,6 +289,7 @@ static WORDS: &[(&str, Lex)] = {
         ("of", Of),
         ("on", At),
         ("one", Cardinal(1)),
+        ("opening", Opening),
         ("other", Another),
         ("our", Possessor),
         ("over", Over),
@@ -300,6 +308,7 @@ static WORDS: &[(&str, Lex)] = {
         ("q4", QuarterName(4)),
         ("quarter", Quarter),
         ("saint", Saint),
+        ("same", Same),
         ("sat", Weekday { day: WD::Saturday, full: false }),
         ("saturday", Weekday { day: WD::Saturday, full: true }),
         ("second", Ordinal(2)),
@@ -344,6 +353,7 @@ static WORDS: &[(&str, Lex)] = {
         ("thurs", Weekday { day: WD::Thursday, full: false }),
         ("thursday", Weekday { day: WD::Thursday, full: true }),
         ("till", Until),
+        ("time", Time),
         ("to", To),
         ("today", Today),
         ("tomorrow", Tomorrow),

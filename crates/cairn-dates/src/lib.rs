@@ -46,8 +46,8 @@
 //!   `the first/last day of March`, `the first/last weekend of March` (the first or last Saturday in
 //!   the month and the Sunday after it), `the first Monday of March`, `the third quarter of 2025`,
 //!   `the first few days of April` and `the last days of April` (its first or last seven), `the
-//!   second fortnight of March` (its second half). "Last" may be "final" (`the final week of March`)
-//!   and "second half" "latter half". `the year` there is the reference year: `the end of the year`,
+//!   second fortnight of March` (its second half). "First" may be "opening" (`the opening week of
+//!   March`), "last" "final" or "closing" (`the final week of March`), and "second half" "latter half". `the year` there is the reference year: `the end of the year`,
 //!   `the first half of the year`; `the month` the reference month once the part named has begun,
 //!   else the month before (about the future, the reference month until the part is over, else the
 //!   next): `the end of the month`, `the last day of the month`.
@@ -65,7 +65,10 @@
 //!   "today"), `this Tuesday` (in the reference week), `Tuesday last week`, and windows ending on
 //!   the reference day: `the past week`, `the last 3 days`, `the past month`, `the past fortnight`
 //!   (14 days back), `the past few days` and `these past few days` (4 days back), `the past few
-//!   weeks` (21 days back). `since <any form>` runs from its start to the reference day.
+//!   weeks` (21 days back). `this time last year` (a week either side of the day a year back), `this
+//!   time last month` (three days either side), `this time last week` (the day), `this day last
+//!   year`, `the same week last year`, `the same month last year`, `the same day last month`.
+//!   `since <any form>` runs from its start to the reference day.
 //! - **Holidays** of the configured locales (see [`holidays`]): `Thanksgiving`, `MLK day`, `Fourth
 //!   of July`, `Memorial Day 2025`, `last Christmas`, `Christmas last year`, `Boxing Day`, `the
 //!   August bank holiday`, `Easter`; and observances, read the same way: `Valentine's Day`, `St

@@ -337,7 +337,8 @@ impl Scanner<'_> {
     /// first Monday of March", "the fourth quarter of 2025", "the first few days of April" (its first
     /// week), "the last days of April" (its last seven), "the second fortnight of March" (its second
     /// half), "the end of the month" (the reference month's, or the month before's when that part is
-    /// still ahead). "of" may be "in", "last" may be "final", and "second half" "latter half".
+    /// still ahead). "of" may be "in", "first" may be "opening", "last" may be "final" or "closing", and
+    /// "second half" "latter half".
     pub(crate) fn qualified(&self, i: usize) -> Option<Hit> {
         let the = self.is(i, Lex::The);
         let j = i + usize::from(the);
@@ -350,19 +351,20 @@ impl Scanner<'_> {
             Lex::Middle if of(j + 1) => (Cut::Mid, j + 2),
             Lex::End if of(j + 1) => (Cut::Late, j + 2),
             // "the first few days of March", "the last days of March": its first or last seven.
-            lex @ (Lex::Ordinal(1) | Lex::Last | Lex::Final)
+            lex @ (Lex::Ordinal(1) | Lex::Opening | Lex::Last | Lex::Final)
                 if self.is(self.few(j + 1).unwrap_or(j + 1), Lex::Unit { unit: Unit::Day, plural: true }) =>
             {
                 let k = self.few(j + 1).unwrap_or(j + 1) + 1;
                 if !of(k) {
                     return None;
                 }
-                (Cut::Week(if lex == Lex::Ordinal(1) { 1 } else { -1 }), k + 1)
+                (Cut::Week(if matches!(lex, Lex::Ordinal(1) | Lex::Opening) { 1 } else { -1 }), k + 1)
             }
             Lex::Latter if self.is(j + 1, Lex::Half) && of(j + 2) => (Cut::Half(2), j + 3),
-            lex @ (Lex::Ordinal(1..=5) | Lex::Last | Lex::Final) if of(j + 2) => {
+            lex @ (Lex::Ordinal(1..=5) | Lex::Opening | Lex::Last | Lex::Final) if of(j + 2) => {
                 let n: i8 = match lex {
                     Lex::Ordinal(n) => i8::try_from(n).ok()?,
+                    Lex::Opening => 1,
                     _ => -1,
                 };
                 let cut = match self.lex(j + 1) {

@@ -1,7 +1,8 @@
 //! Days and weeks counted from the reference day: "today", "yesterday", "last night", "three days
 //! ago", "two weeks ago", "a fortnight ago", "two weekends ago", "a few days ago", "the other day",
 //! "last week", "this weekend", "last Tuesday", "Tuesday", "Tuesday last week", "the past 3 days",
-//! "the past fortnight", "the past few weeks", "the week before last". Weeks run Monday–Sunday.
+//! "the past fortnight", "the past few weeks", "the week before last", "this time last year", "the
+//! same week last year". Weeks run Monday–Sunday.
 
 use jiff::Span;
 use jiff::civil::{Date, Weekday};
@@ -19,6 +20,12 @@ impl Scanner<'_> {
             Lex::Yesterday => Some(Hit::new(i + 1, day(add_days(r, -1)?))),
             Lex::Tomorrow => Some(Hit::new(i + 1, day(add_days(r, 1)?))),
             Lex::This if self.is(i + 1, Lex::DayPart) => Some(Hit::new(i + 2, day(r))),
+            // "this time last year": the days around the reference day a year back.
+            Lex::This if self.is(i + 1, Lex::Time) => self.a_unit_back(i + 2, None),
+            // "this day last year".
+            Lex::This if self.is(i + 1, Lex::Unit { unit: Unit::Day, plural: false }) => {
+                self.a_unit_back(i + 2, Some(Unit::Day))
+            }
             Lex::Last if self.is(i + 1, Lex::Night) => Some(Hit::new(i + 2, day(add_days(r, -1)?))),
             Lex::Last | Lex::Past | Lex::Previous | Lex::This | Lex::Next => self.shifted(i),
             Lex::The | Lex::These => self.the_past(i),
@@ -196,6 +203,37 @@ impl Scanner<'_> {
         }
     }
 
+    /// "last year", "last month" or "last week" at `k`, after "this time", "this day" or "the same
+    /// <span>": the reference day moved back by that unit, and `span` of it (the day, its week or its
+    /// month), or with no span ("this time …") the days around it: a week either side a year back, three
+    /// days a month back, the day itself a week back.
+    fn a_unit_back(&self, k: usize, span: Option<Unit>) -> Option<Hit> {
+        if !matches!(self.lex(k), Lex::Last | Lex::Previous) {
+            return None;
+        }
+        let Lex::Unit { unit: back @ (Unit::Year | Unit::Month | Unit::Week), plural: false } =
+            self.lex(k + 1)
+        else {
+            return None;
+        };
+        let then = self.back(1, back)?;
+        let days = match span {
+            Some(Unit::Day) => day(then),
+            Some(Unit::Week) if back != Unit::Week => calendar::week_of(then)?,
+            Some(Unit::Month) if back == Unit::Year => calendar::month(then.year(), then.month())?,
+            Some(_) => return None,
+            None => {
+                let around = match back {
+                    Unit::Year => 7,
+                    Unit::Month => 3,
+                    _ => 0,
+                };
+                (add_days(then, -around)?, add_days(then, around)?)
+            }
+        };
+        Some(Hit::new(k + 2, days))
+    }
+
     /// "the past week", "the last month", "the past 3 days", "the past fortnight", "the past few days",
     /// "these past few days" (windows ending on the reference day); "the previous week" (the calendar
     /// week before this one); "the week before last", "the weekend before last", "the Friday before
@@ -208,6 +246,14 @@ impl Scanner<'_> {
             return None;
         }
         match self.lex(i + 1) {
+            // "the same week last year", "the same day last month".
+            Lex::Same => match self.lex(i + 2) {
+                Lex::Time => self.a_unit_back(i + 3, None),
+                Lex::Unit { unit, plural: false } if unit != Unit::Fortnight => {
+                    self.a_unit_back(i + 3, Some(unit))
+                }
+                _ => None,
+            },
             Lex::Past | Lex::Last => match self.lex(i + 2) {
                 Lex::Unit { unit, plural: false } if unit != Unit::Day => self.window(1, unit, i + 3),
                 _ => {

@@ -1042,3 +1042,54 @@ fn a_holiday_named_by_kind() {
         assert!(found(p, REF, BOTH).is_empty(), "{p}");
     }
 }
+
+#[test]
+fn the_same_time_a_unit_back() {
+    table(
+        d("2025-05-30"),
+        BOTH,
+        &[
+            ("what was I doing this time last year?", "this time last year", "2024-05-23", "2024-06-06"),
+            (
+                "what happened at the same time last year?",
+                "the same time last year",
+                "2024-05-23",
+                "2024-06-06",
+            ),
+            (
+                "what happened around this time last month?",
+                "this time last month",
+                "2025-04-27",
+                "2025-05-03",
+            ),
+            ("what did I do this time last week?", "this time last week", "2025-05-23", "2025-05-23"),
+            ("what did I do this day last year?", "this day last year", "2024-05-30", "2024-05-30"),
+            ("what happened the same day last month?", "the same day last month", "2025-04-30", "2025-04-30"),
+            ("what happened the same week last year?", "the same week last year", "2024-05-27", "2024-06-02"),
+            (
+                "what happened the same month last year?",
+                "the same month last year",
+                "2024-05-01",
+                "2024-05-31",
+            ),
+            (
+                "what did I do in the opening week of March?",
+                "the opening week of March",
+                "2025-03-01",
+                "2025-03-07",
+            ),
+            (
+                "what happened in the closing week of April?",
+                "the closing week of April",
+                "2025-04-24",
+                "2025-04-30",
+            ),
+            (
+                "what did I do in the opening days of May?",
+                "the opening days of May",
+                "2025-05-01",
+                "2025-05-07",
+            ),
+        ],
+    );
+}
