@@ -45,8 +45,10 @@ const COVERED_HEAD: usize = 30;
 
 /// The query as the floor weighs it.
 pub(super) struct Weighed<'a> {
-    /// As written (a question about the asker meets the personal floor).
+    /// As written.
     pub(super) text: &'a str,
+    /// It asks about the asker (`personal.rs`): it meets the personal floor.
+    pub(super) personal: bool,
     /// Its analysed terms.
     pub(super) terms: &'a [QueryTerm],
     /// Each term's idf, when the lexical lane ran.
@@ -69,7 +71,7 @@ impl Recaller {
         fused: &mut Vec<Fused>,
         warnings: &mut Vec<String>,
     ) -> (Relevance, Matched, Option<QueryWeights>) {
-        let Weighed { text, terms, weights, affinity, dates } = query;
+        let Weighed { text, personal, terms, weights, affinity, dates } = query;
         let s = &self.settings;
         let mut matched = Matched::new();
         let mut query_weights = None;
@@ -110,7 +112,7 @@ impl Recaller {
         // A question about the asker meets the lower personal floor, and its nearest line counts from a
         // smaller lead. Made-up words asked about ("what is my zorblax?") stay empty: nonsense is
         // measured against made-up prompts below, and such a question passes by its nearest line only.
-        if floor > 0.0 && super::personal::about_the_asker(text) {
+        if floor > 0.0 && personal {
             report.personal = true;
             report.floor = floor.min(s.personal_floor.max(0.0));
         }

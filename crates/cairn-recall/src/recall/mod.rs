@@ -578,7 +578,8 @@ impl Recaller {
         self.date_step(&searcher, q, &dates, &mut found, lexical_pool.max(pool));
         // The asker's profile: no candidate for a prompt about something else; relevant to one about
         // how the assistant should treat the asker.
-        self.profile_step(&searcher, q, &mut found);
+        let personal = personal::about_the_asker(&q.text);
+        self.profile_step(&searcher, q, &mut found, personal);
         // Tag matches, recency and date fit for every candidate, from fast fields.
         let decay = Decay::new(s.half_life_days, q.now);
         let need_tags = !query_tags.is_empty();
@@ -592,7 +593,6 @@ impl Recaller {
         let tag_shares =
             TagShares::new(&query_tags, &terms, found.term_idf.as_ref().map(|w| w.idf.as_slice()))
                 .named_in(&q.text, &query_tags);
-        let personal = personal::about_the_asker(&q.text);
         let mut fused = self.fuse(&found, &sims, lexical_full, &tag_shares, vector_weight, personal);
         self.order(&searcher, &mut fused, &mut found.warnings, lending, query_vec.is_some(), q.k);
         let Found { term_idf, warnings, affinity, .. } = &mut found;
@@ -600,6 +600,7 @@ impl Recaller {
             &searcher,
             floor::Weighed {
                 text: &q.text,
+                personal,
                 terms: &terms,
                 weights: term_idf.as_ref(),
                 affinity: *affinity,

@@ -48,6 +48,7 @@ pub(super) fn words(text: &str) -> Vec<&str> {
 pub(crate) fn about_the_asker(text: &str) -> bool {
     // One apostrophe: "we’ve" is read as "we've".
     let lower = text.to_lowercase().replace('’', "'");
+    let written = words(text);
     let words = words(&lower);
     let first = |w: &str| words.first() == Some(&w);
     let asker = |w: &str| w == "i" || w == "we";
@@ -93,19 +94,12 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
     // "who gives me …", "who fixed the tap for us?": a question about someone in the asker's life.
     let about_me = matches!(words.first(), Some(&("who" | "whom")))
         && words.iter().skip(1).any(|w| matches!(*w, "me" | "us"));
-    // "which team does the man who sells me flour support?": someone the asker deals with, in a
-    // clause of a question; not "the app that tells me the time" (a verb that informs or helps).
-    let serves_me = wh
-        && words.windows(3).any(|p| {
-            matches!(p[0], "who" | "that") && matches!(p[2], "me" | "us") && !INFORMING.contains(&p[1])
-        });
     // "what does a single match set me back?", "what did the tooth doctor charge me?", "how much is
-    // coming back to me?": the asker as the object of a question; not "which alarm clock wakes me
-    // gently?" (a verb that informs or helps), "the best way for me to learn Spanish" (what anyone
-    // could do) or "the US presidential race".
-    let written = super::personal::words(text);
-    let how = first("how");
-    let object = (wh || how)
+    // coming back to me?", "which team does the man who sells me flour support?": the asker as the
+    // object of a question or of a clause in it; not "which alarm clock wakes me gently?" or "the app
+    // that tells me the time" (a verb that informs or helps), "the best way for me to learn Spanish"
+    // (what anyone could do) or "the US presidential race".
+    let object = (wh || first("how"))
         && (1..words.len()).any(|i| {
             matches!(words[i], "me" | "us")
                 && written.get(i).is_some_and(|w| *w != "US")
@@ -118,7 +112,6 @@ pub(crate) fn about_the_asker(text: &str) -> bool {
         || asked
         || you_me
         || about_me
-        || serves_me
         || contracted
         || did
         || does

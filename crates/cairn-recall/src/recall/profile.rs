@@ -76,10 +76,11 @@ pub(super) enum Stance {
 }
 
 impl Stance {
-    pub(super) fn of(text: &str) -> Stance {
+    /// The stance of `text`, which asks about the asker when `personal` (`personal.rs`).
+    pub(super) fn of(text: &str, personal: bool) -> Stance {
         if addressed_about_the_asker(text) {
             Stance::Treatment
-        } else if super::personal::about_the_asker(text) {
+        } else if personal {
             Stance::About
         } else {
             Stance::Elsewhere
@@ -102,9 +103,16 @@ impl Recaller {
     /// Applies the two rules of the module docs to what the lanes found, and leaves out the files the
     /// asker's host injects whole ([`RecallQuery::bootstrapped`]). The lanes' candidates are in scope
     /// already: leaving some out needs no scope check, adding the profile's does.
-    pub(super) fn profile_step(&self, searcher: &Searcher, q: &RecallQuery, found: &mut Found) {
+    /// `personal`: the query asks about the asker (`personal.rs`).
+    pub(super) fn profile_step(
+        &self,
+        searcher: &Searcher,
+        q: &RecallQuery,
+        found: &mut Found,
+        personal: bool,
+    ) {
         // In a shared audience the asker is anyone in it, not the owner the files are about.
-        let stance = if q.scope.allow_private { Stance::of(&q.text) } else { Stance::Elsewhere };
+        let stance = if q.scope.allow_private { Stance::of(&q.text, personal) } else { Stance::Elsewhere };
         let profile = match stance {
             Stance::About => &[][..],
             _ => &self.settings.profile_files[..],
@@ -200,6 +208,7 @@ fn docs_of(reader: &SegmentReader, term: &Term) -> tantivy::Result<Vec<DocId>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::personal::about_the_asker;
     use super::{Stance, addressed_about_the_asker};
 
     #[test]
@@ -213,7 +222,7 @@ mod tests {
             "Do you remember what I said about the boiler?",
         ] {
             assert!(addressed_about_the_asker(q), "{q}");
-            assert_eq!(Stance::of(q), Stance::Treatment, "{q}");
+            assert_eq!(Stance::of(q, about_the_asker(q)), Stance::Treatment, "{q}");
         }
     }
 
@@ -230,8 +239,17 @@ mod tests {
         ] {
             assert!(!addressed_about_the_asker(q), "{q}");
         }
-        assert_eq!(Stance::of("What's my time zone?"), Stance::About);
-        assert_eq!(Stance::of("What time zone is Tokyo in?"), Stance::Elsewhere);
-        assert_eq!(Stance::of("Can you tell me a joke?"), Stance::Elsewhere);
+        assert_eq!(
+            Stance::of("What's my time zone?", about_the_asker("What's my time zone?")),
+            Stance::About
+        );
+        assert_eq!(
+            Stance::of("What time zone is Tokyo in?", about_the_asker("What time zone is Tokyo in?")),
+            Stance::Elsewhere
+        );
+        assert_eq!(
+            Stance::of("Can you tell me a joke?", about_the_asker("Can you tell me a joke?")),
+            Stance::Elsewhere
+        );
     }
 }
