@@ -519,6 +519,10 @@ fn people_named_by_their_relation_to_the_asker_are_found_by_name() {
     let mut top: Vec<&str> = ids(&res).into_iter().take(2).collect();
     top.sort_unstable();
     assert_eq!(top, ["abena", "thanksgiving"]);
+    // Reached two ways (a sister's husband, a partner's brother): the way that names someone.
+    let res = ask(&r, "What does my brother-in-law do for a living?", Scope::owner(None), NOW());
+    assert_eq!(res.query_people, ["my brother-in-law: Abena, Greg"]);
+    assert_eq!(ids(&res).first(), Some(&"abena"), "{:?}", ids(&res));
     let res = ask(&r, "What does our kid adore?", Scope::owner(None), NOW());
     assert_eq!(res.query_people, ["our kid: Zofia"]);
     assert_eq!(ids(&res).first(), Some(&"people"), "{:?}", ids(&res));

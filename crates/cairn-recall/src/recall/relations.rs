@@ -214,6 +214,20 @@ static ASKED: &[(&str, &[&Relation])] = &[
     ("supervisor", &[&BOSS]),
 ];
 
+/// Relations reached more than one way, each way its steps from the asker: a brother-in-law is a
+/// sister's husband or a partner's brother. The people of every way that resolves are named.
+static EITHER: &[(&str, &[&[&Relation]])] = &[
+    ("parents", &[&[&MOTHER], &[&FATHER]]),
+    ("folks", &[&[&MOTHER], &[&FATHER]]),
+    ("grandparents", &[&[&GRANDMOTHER], &[&GRANDFATHER]]),
+    ("in-laws", &[&[&PARTNER, &MOTHER], &[&PARTNER, &FATHER]]),
+    ("parents-in-law", &[&[&PARTNER, &MOTHER], &[&PARTNER, &FATHER]]),
+    ("brother-in-law", &[&[&SISTER, &PARTNER], &[&PARTNER, &BROTHER]]),
+    ("sister-in-law", &[&[&BROTHER, &PARTNER], &[&PARTNER, &SISTER]]),
+    ("son-in-law", &[&[&DAUGHTER, &PARTNER]]),
+    ("daughter-in-law", &[&[&SON, &PARTNER]]),
+];
+
 /// A relation held by more people than this names no one in particular.
 pub(super) const MAX_PEOPLE: usize = 3;
 
@@ -284,19 +298,21 @@ const NOT_NAMES: &[&str] = &[
     "Easter",
 ];
 
-/// One relation the query names: its words, and the steps from the asker.
+/// One relation the query names: its words, and the ways to it from the asker, each its steps.
 #[derive(Debug)]
 struct Mention {
     /// Byte offset in the query just after the phrase (where the names go).
     end: usize,
     /// The phrase as written ("my other half's mum").
     phrase: String,
-    steps: Vec<&'static Relation>,
+    ways: Vec<Vec<&'static Relation>>,
 }
 
-/// The phrases of [`ASKED`] as one alternation, longest first ("line manager" before "manager").
+/// The phrases of [`ASKED`] and [`EITHER`] as one alternation, longest first ("line manager" before
+/// "manager", "brother-in-law" before "brother").
 fn asked_phrases() -> String {
-    let mut phrases: Vec<&str> = ASKED.iter().map(|(p, _)| *p).collect();
+    let mut phrases: Vec<&str> =
+        ASKED.iter().map(|(p, _)| *p).chain(EITHER.iter().map(|(p, _)| *p)).collect();
     phrases.sort_by_key(|p| std::cmp::Reverse(p.len()));
     phrases.iter().map(|p| regex::escape(p)).collect::<Vec<_>>().join("|")
 }
@@ -316,9 +332,13 @@ static ANIMALS_RE: LazyLock<Regex> = LazyLock::new(|| {
 static CHAINED_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!(r"(?i)^['’]s\s+{BETWEEN}({})\b", asked_phrases())).expect("valid"));
 
-fn steps_of(phrase: &str) -> &'static [&'static Relation] {
+/// The ways to the relation `phrase` names, from the asker: one for most, more for [`EITHER`]'s.
+fn ways_of(phrase: &str) -> Vec<Vec<&'static Relation>> {
     let lower = phrase.to_lowercase();
-    ASKED.iter().chain(ANIMALS).find(|(p, _)| *p == lower).map(|(_, s)| *s).unwrap_or(&[])
+    if let Some((_, ways)) = EITHER.iter().find(|(p, _)| *p == lower) {
+        return ways.iter().map(|w| w.to_vec()).collect();
+    }
+    ASKED.iter().chain(ANIMALS).find(|(p, _)| *p == lower).map(|(_, s)| vec![s.to_vec()]).unwrap_or_default()
 }
 
 /// The relations `text` names from the asker ("my nephew", "our kid", "my other half's mum", "the
@@ -328,22 +348,23 @@ fn mentions(text: &str) -> Vec<Mention> {
     for m in ANIMALS_RE.captures_iter(text) {
         let whole = m.get(0).expect("match");
         let word = m.get(1).or(m.get(2)).map_or("", |w| w.as_str());
-        out.push(Mention {
-            end: whole.end(),
-            phrase: whole.as_str().to_owned(),
-            steps: steps_of(word).to_vec(),
-        });
+        out.push(Mention { end: whole.end(), phrase: whole.as_str().to_owned(), ways: ways_of(word) });
     }
     for m in ASKED_RE.captures_iter(text) {
         let whole = m.get(0).expect("match");
-        let mut steps: Vec<&'static Relation> = steps_of(&m[1]).to_vec();
+        let mut ways = ways_of(&m[1]);
         let mut end = whole.end();
+        // "my other half's mum": every way to the first, then every way on from it.
         while let Some(c) = CHAINED_RE.captures(&text[end..]) {
-            steps.extend_from_slice(steps_of(&c[1]));
+            let next = ways_of(&c[1]);
+            ways = ways
+                .iter()
+                .flat_map(|first| next.iter().map(move |then| [first.as_slice(), then].concat()))
+                .collect();
             end += c.get(0).expect("match").end();
         }
-        if !steps.is_empty() {
-            out.push(Mention { end, phrase: text[whole.start()..end].to_owned(), steps });
+        if !ways.is_empty() {
+            out.push(Mention { end, phrase: text[whole.start()..end].to_owned(), ways });
         }
     }
     out.sort_by_key(|m| m.end);
@@ -396,7 +417,14 @@ impl Forms {
 }
 
 static FORMS: LazyLock<HashMap<&'static str, Forms>> = LazyLock::new(|| {
-    ASKED.iter().chain(ANIMALS).flat_map(|(_, steps)| steps.iter()).map(|r| (r.name, Forms::of(r))).collect()
+    let either = EITHER.iter().flat_map(|(_, ways)| ways.iter().flat_map(|w| w.iter()));
+    ASKED
+        .iter()
+        .chain(ANIMALS)
+        .flat_map(|(_, steps)| steps.iter())
+        .chain(either)
+        .map(|r| (r.name, Forms::of(r)))
+        .collect()
 });
 
 /// What may follow a relation's word when it names the relation's holder ("Son Kojo").
@@ -404,6 +432,10 @@ static FOLLOWS_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!(r"^[,:]?\s+{NAME}")).expect("valid"));
 
 static NAME_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(NAME).expect("valid"));
+
+/// "Married to Greg", "engaged to Sam" in a person's own note: their partner, in group 1.
+static MARRIED_TO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"\b(?i:married|engaged)\s+to\s+({NAME})")).expect("valid"));
 
 fn is_name(word: &str) -> bool {
     NAME_RE.find(word).is_some_and(|m| m.start() == 0 && m.end() == word.len()) && !NOT_NAMES.contains(&word)
@@ -481,6 +513,8 @@ struct OfPerson<'a> {
     named: Regex,
     /// "Tomasz's mother" (in Halina's note).
     theirs: Regex,
+    /// Whether the relation is a partner's.
+    partner: bool,
 }
 
 impl<'a> OfPerson<'a> {
@@ -493,6 +527,7 @@ impl<'a> OfPerson<'a> {
             named: Regex::new(&format!(r"\b{of_re}['’]s\s+{BETWEEN}(?i:{w})\b[,:]?\s+({NAME})"))
                 .expect("valid"),
             theirs: Regex::new(&format!(r"\b{of_re}['’]s\s+{BETWEEN}(?i:{w})\b")).expect("valid"),
+            partner: relation.name == PARTNER.name,
         }
     }
 
@@ -509,10 +544,15 @@ impl<'a> OfPerson<'a> {
         {
             add(people, person, of);
         }
-        // "Son Kojo" in Abena's own note.
+        // "Son Kojo" in Abena's own note; "Married to Greg" if a partner is asked for.
         if owner.as_deref() == of {
             for c in self.forms.theirs_then_name.captures_iter(text) {
                 add(people, &c[1], of);
+            }
+            if self.partner {
+                for c in MARRIED_TO.captures_iter(text) {
+                    add(people, &c[1], of);
+                }
             }
         }
     }
@@ -537,9 +577,20 @@ impl Recaller {
         let mut said = Vec::new();
         // From the last mention back, so each offset still holds.
         for m in found.iter().rev() {
-            let chain = self.resolve(searcher, q, &m.steps);
-            let names: Vec<&String> = chain.iter().flatten().collect();
-            if chain.last().is_none_or(Vec::is_empty) {
+            // The people of every way that reaches someone, each once, in order.
+            let mut names: Vec<String> = Vec::new();
+            for steps in &m.ways {
+                let chain = self.resolve(searcher, q, steps);
+                if chain.last().is_none_or(Vec::is_empty) {
+                    continue;
+                }
+                for name in chain.into_iter().flatten() {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            if names.is_empty() {
                 continue;
             }
             let list = names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ");
@@ -600,7 +651,7 @@ mod tests {
     use super::*;
 
     fn phrases(text: &str) -> Vec<(String, usize)> {
-        mentions(text).into_iter().map(|m| (m.phrase, m.steps.len())).collect()
+        mentions(text).into_iter().map(|m| (m.phrase, m.ways.iter().map(Vec::len).sum())).collect()
     }
 
     #[test]
@@ -623,6 +674,11 @@ mod tests {
             ("How does Audrey help out the animal shelter?", &[]),
             ("What was the name of the pet that John had?", &[]),
             ("Who minded the animals while my mum was away?", &[("the animals", 1), ("my mum", 1)]),
+            // Reached more than one way: the steps of every way.
+            ("What does my brother-in-law do for a living?", &[("my brother-in-law", 4)]),
+            ("When are my parents visiting?", &[("my parents", 2)]),
+            ("Where do my in-laws live?", &[("my in-laws", 4)]),
+            ("What did my brother say?", &[("my brother", 1)]),
         ];
         for (text, want) in cases {
             let want: Vec<(String, usize)> = want.iter().map(|(p, n)| ((*p).to_owned(), *n)).collect();
@@ -693,6 +749,10 @@ mod tests {
         assert_eq!(relative(&SON, "Abena", "Memory", "Abena's son Kojo loved it."), ["Kojo"]);
         assert!(relative(&SON, "Abena", "Greg Sullivan", "- Son Kojo, 4.").is_empty());
         assert!(relative(&MOTHER, "Tomasz", "Halina Nowak", "- Lives in Kraków.").is_empty());
+        // A partner as a person's own note says it; not for any other relation.
+        assert_eq!(relative(&PARTNER, "Abena", "Abena Mensah", "- Married to Greg. Son Kojo, 4."), ["Greg"]);
+        assert!(relative(&SON, "Abena", "Abena Mensah", "- Married to Greg.").is_empty());
+        assert!(relative(&PARTNER, "Abena", "Nia Osei", "- Married to Kofi.").is_empty());
     }
 
     #[test]
