@@ -207,7 +207,7 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.9), ("multi", 0.9), ("paraphrase", 0.9)],
-        offtopic: 0.97,
+        offtopic: 0.98,
         paraphrase_empty: 0.02,
         no_model_offtopic: 0.95,
         no_model_hit: &[("lexical", 0.95), ("temporal", 0.9)],
@@ -215,7 +215,7 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-2",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.8)],
-        offtopic: 0.95,
+        offtopic: 0.97,
         paraphrase_empty: 0.1,
         no_model_offtopic: 0.97,
         no_model_hit: &[("lexical", 0.85), ("temporal", 0.95)],
@@ -231,14 +231,14 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-4",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.68)],
-        offtopic: 0.95,
+        offtopic: 0.97,
         paraphrase_empty: 0.2,
         no_model_offtopic: 0.94,
         no_model_hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.92)],
     },
     Floors {
         set: "relevance-5",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.66)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.73)],
         offtopic: 0.94,
         paraphrase_empty: 0.1,
         no_model_offtopic: 0.94,

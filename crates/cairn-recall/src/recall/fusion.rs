@@ -508,7 +508,8 @@ pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
 /// date. Recency and lending only order what is relevant. Its meaning is the query's `meaning`
 /// ([`calibrated_affinity`]) when the general prompts were measured, else its calibrated cosine.
 /// For a prompt that asks of the world (`world`: "how does a heat pump work?", `world.rs`) the
-/// meaning only gates the words, as for any prompt that reads as general, and is no part of its own.
+/// meaning is no part of its own, and its words count only from a chunk holding most of them
+/// ([`Calibration::strong_words`]), with or without a model.
 /// The date counts unless `undated` (the rest of the query asks of what memory lacks, `floor.rs`) or
 /// the prompt asks of the world.
 pub(super) fn relevance(
@@ -533,16 +534,14 @@ pub(super) fn relevance(
             }
             if parts.contains_key(lane::VECTOR) { m } else { 0.0 }
         }
-        None => {
-            // Without a model nothing tells a general question's meaning from a note's: a prompt in
-            // a form that asks of the world ("how does a refrigerator keep food cold?") counts only
-            // the words of a chunk holding most of it.
-            if world && words < cal.strong_words {
-                words = 0.0;
-            }
-            parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal))
-        }
+        None => parts.get(lane::VECTOR).map_or(0.0, |&c| calibrated_cosine(c, cal)),
     };
+    // A prompt in a form that asks of the world ("how does a refrigerator keep food cold?") counts
+    // only the words of a chunk holding most of it: with or without a model, its meaning is near
+    // the notes on its subject whatever it asks.
+    if world && words < cal.strong_words {
+        words = 0.0;
+    }
     let vector = if world { 0.0 } else { vector };
     // A prompt that asks of the world names a time in the world ("what should I pack for a week in
     // Iceland in winter?"), not a note's.
@@ -575,13 +574,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn without_a_model_a_prompt_asking_of_the_world_counts_only_strong_words() {
+    fn a_prompt_asking_of_the_world_counts_only_strong_words() {
         let cal = Calibration::default();
         let parts = |coverage: f32| BTreeMap::from([(COVERAGE.to_owned(), coverage)]);
         // "how does a refrigerator keep food cold?" against a note on keeping sourdough cold.
         assert_eq!(relevance(&parts(0.7), &cal, None, true, false), 0.0);
         assert_eq!(relevance(&parts(0.7), &cal, None, false, false), 0.7);
         assert_eq!(relevance(&parts(0.9), &cal, None, true, false), 0.9);
+        // With a model as without: its meaning, near the note's subject, does not let a part of its
+        // words count.
+        let near = |coverage: f32| {
+            BTreeMap::from([(COVERAGE.to_owned(), coverage), (lane::VECTOR.to_owned(), 0.45)])
+        };
+        assert_eq!(relevance(&near(0.7), &cal, Some(0.9), true, false), 0.0);
+        assert_eq!(relevance(&near(0.7), &cal, Some(0.9), false, false), 0.9);
+        assert_eq!(relevance(&near(0.9), &cal, Some(0.9), true, false), 0.9);
         // A date counts unless the rest of the question asks of what memory lacks.
         let dated = BTreeMap::from([(lane::DATE.to_owned(), 1.0)]);
         assert_eq!(relevance(&dated, &cal, None, false, false), 1.0);
