@@ -1,7 +1,9 @@
 //! Ranges anchored on a single day named some other way: "the day after Christmas", "the day
 //! before yesterday", "the Monday after Easter", "three days before Christmas", "a week after
 //! Easter", "the weekend of March 14", "the weekend after Thanksgiving", "the week of March 9", "July
-//! 4th weekend". The anchor is a plain form (a date, a holiday, today, yesterday, tomorrow), never
+//! 4th weekend"; and stretches next to such a day: "the run-up to Christmas", "the days after
+//! Thanksgiving", "a few days before Easter", "the fortnight after New Year", "the weeks before
+//! Christmas". The anchor is a plain form (a date, a holiday, today, yesterday, tomorrow), never
 //! another anchored one, so lookahead stays bounded. A day before or after X keeps X as its anchor
 //! ([`crate::DateRange::anchor`]).
 
@@ -11,6 +13,15 @@ use crate::calendar::{self, add_days, day};
 use crate::holidays::HolidayId;
 use crate::lexicon::{Lex, Unit};
 use crate::scan::{Hit, Scanner};
+
+/// Days in "the run-up to X" (also "lead-up", "build-up"): the fortnight before X.
+const RUN_UP: i64 = 14;
+
+/// Days in "the days after X", "the few days before X".
+const DAYS_NEXT_TO: i64 = 4;
+
+/// Days in "the weeks after X", "the weeks before X".
+const WEEKS_NEXT_TO: i64 = 21;
 
 impl Scanner<'_> {
     /// A single day at `i`: its end, the day, and the holiday it is if it is one.
@@ -50,6 +61,9 @@ impl Scanner<'_> {
                 _ => calendar::weekday_before(date, weekday)?,
             };
             return Some(Hit::new(end, day(then)).counted_from(date));
+        }
+        if let Some(hit) = self.next_to(i, j) {
+            return Some(hit);
         }
         if j == i
             && let Some(hit) = self.counted(i)
@@ -97,6 +111,47 @@ impl Scanner<'_> {
         };
         let hit = Hit::new(end, days);
         Some(if matches!(relation, Lex::After | Lex::Before) { hit.counted_from(date) } else { hit })
+    }
+
+    /// A stretch of days next to a single day X, `j` past a leading "the" at `i`: "the run-up to X"
+    /// (the fortnight before it), "a few days after X" (two to six days after, as "a few days ago" is
+    /// two to six days back), "the days after X" and "the few days before X" (the four days next to
+    /// it), "the fortnight after X", "the weeks before X" (21 days).
+    fn next_to(&self, i: usize, j: usize) -> Option<Hit> {
+        let up = match self.lex(j) {
+            Lex::RunUp => Some(j + 1),
+            Lex::Run if self.is(self.skip(j + 1, b'-'), Lex::Up) => Some(self.skip(j + 1, b'-') + 1),
+            _ => None,
+        };
+        if let Some(k) = up
+            && self.is(k, Lex::To)
+        {
+            let (end, date, _) = self.single_day(k + 1)?;
+            return Some(Hit::new(end, (add_days(date, -RUN_UP)?, add_days(date, -1)?)).counted_from(date));
+        }
+        let days = Lex::Unit { unit: Unit::Day, plural: true };
+        let (k, first, last) = match self.few(j) {
+            Some(k) if j == i && self.is(k, days) => (k, 2, 6),
+            _ if j == i => return None,
+            few => {
+                let k = few.unwrap_or(j);
+                let len = match self.lex(k) {
+                    Lex::Unit { unit: Unit::Day, plural: true } => DAYS_NEXT_TO,
+                    Lex::Unit { unit: Unit::Fortnight, plural: false } => 14,
+                    Lex::Unit { unit: Unit::Week, plural: true } => WEEKS_NEXT_TO,
+                    _ => return None,
+                };
+                (k, 1, len)
+            }
+        };
+        let sign = match self.lex(k + 1) {
+            Lex::After => 1,
+            Lex::Before => -1,
+            _ => return None,
+        };
+        let (end, date, _) = self.single_day(k + 2)?;
+        let (a, b) = (add_days(date, sign * first)?, add_days(date, sign * last)?);
+        Some(Hit::new(end, (a.min(b), a.max(b))).counted_from(date))
     }
 
     /// "two days after X", "10 days before X", "a week after X", "a fortnight before X": the single

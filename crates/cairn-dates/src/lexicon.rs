@@ -108,6 +108,12 @@ pub(crate) enum Lex {
     Latter,
     /// "long", as in "the long weekend".
     Long,
+    /// "run", "lead", "build", as in "the run-up to Christmas".
+    Run,
+    /// "up", as in "the run-up to Christmas".
+    Up,
+    /// "runup", "leadup", "buildup": "the run-up" written as one word.
+    RunUp,
     /// "holidays", "break": a stretch of days off around a holiday ("the Christmas holidays").
     Holidays,
     // Words of holiday names.
@@ -187,6 +193,8 @@ static WORDS: &[(&str, Lex)] = {
         ("bonfire", Bonfire),
         ("boxing", Boxing),
         ("break", Holidays),
+        ("build", Run),
+        ("buildup", RunUp),
         ("christmas", Christmas),
         ("closing", Final),
         ("columbus", Columbus),
@@ -256,6 +264,8 @@ static WORDS: &[(&str, Lex)] = {
         ("last", Last),
         ("late", Late),
         ("latter", Latter),
+        ("lead", Run),
+        ("leadup", RunUp),
         ("long", Long),
         ("luther", Luther),
         ("mar", Month { month: 3, full: false }),
@@ -307,6 +317,8 @@ static WORDS: &[(&str, Lex)] = {
         ("q3", QuarterName(3)),
         ("q4", QuarterName(4)),
         ("quarter", Quarter),
+        ("run", Run),
+        ("runup", RunUp),
         ("saint", Saint),
         ("same", Same),
         ("sat", Weekday { day: WD::Saturday, full: false }),
@@ -367,6 +379,7 @@ static WORDS: &[(&str, Lex)] = {
         ("twenty", Cardinal(20)),
         ("two", Cardinal(2)),
         ("until", Until),
+        ("up", Up),
         ("valentine", Valentine),
         ("valentines", Valentine),
         ("veteran", Veterans),

@@ -92,7 +92,10 @@
 //!   strictly after or before it), `two days after X`, `a week before X` (X moved by that many days),
 //!   `the weekend of/after/before X`, `the week of X`, `the week commencing/beginning/starting X` and
 //!   `the week ending X` (the seven days from or to X), `X weekend`, where X is a date, a holiday,
-//!   today, yesterday or tomorrow.
+//!   today, yesterday or tomorrow. Stretches next to X: `the run-up to X` (also `lead-up`,
+//!   `build-up`: the fortnight before it), `the days after X` and `the few days before X` (four
+//!   days), `a few days after X` (two to six days after, as `a few days ago` is two to six back),
+//!   `the fortnight after X` (14 days), `the weeks before X` (21 days).
 //! - **Ranges**: `between X and Y`, `from X to/until/through Y`, `March 3-5`, `3–5 March`, `the 7th
 //!   and 8th of March`, `between the 3rd and 10th of March`, `March 3 to
 //!   April 2, 2025`, `2026-03-01 – 2026-03-10`, `between Christmas and New Year` (a bare "New Year"

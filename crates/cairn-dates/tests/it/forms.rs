@@ -572,6 +572,38 @@ fn days_and_weeks_after_or_before_a_day() {
 }
 
 #[test]
+fn stretches_next_to_a_day() {
+    table(
+        REF,
+        BOTH,
+        &[
+            (
+                "what did I do in the run-up to Christmas?",
+                "the run-up to Christmas",
+                "2025-12-11",
+                "2025-12-24",
+            ),
+            ("the lead-up to Easter", "the lead-up to Easter", "2026-03-22", "2026-04-04"),
+            ("the build up to March 20", "the build up to March 20", "2026-03-06", "2026-03-19"),
+            ("in the runup to Christmas", "the runup to Christmas", "2025-12-11", "2025-12-24"),
+            ("in the days after Christmas", "the days after Christmas", "2025-12-26", "2025-12-29"),
+            ("the few days before Easter", "the few days before Easter", "2026-04-01", "2026-04-04"),
+            ("a few days after Christmas", "a few days after Christmas", "2025-12-27", "2025-12-31"),
+            ("several days before March 10", "several days before March 10", "2026-03-04", "2026-03-08"),
+            ("the fortnight after Easter", "the fortnight after Easter", "2026-04-06", "2026-04-19"),
+            (
+                "the fortnight before New Year's Day",
+                "the fortnight before New Year's Day",
+                "2025-12-18",
+                "2025-12-31",
+            ),
+            ("in the weeks before Christmas", "the weeks before Christmas", "2025-12-04", "2025-12-24"),
+            ("the weeks after May 1", "the weeks after May 1", "2026-05-02", "2026-05-22"),
+        ],
+    );
+}
+
+#[test]
 fn weekends_fortnights_and_vague_counts() {
     // 2026-06-30 is a Tuesday; the last weekend was 27–28 June.
     table(
