@@ -252,6 +252,9 @@ pub(super) fn names_anything(text: &str) -> bool {
 /// Past auxiliaries: "how many people were in a taxi?" asks what happened.
 const PAST: &[&str] = &["did", "had", "was", "were"];
 
+/// Verbs of a kind of thing's beginning: "how did change ringing *start*?".
+const BEGAN: &[&str] = &["arise", "begin", "develop", "emerge", "evolve", "originate", "start"];
+
 /// Months and weekdays: "in March" names a time, not a place.
 const TIMES: &[&str] = &[
     "january",
@@ -316,7 +319,8 @@ const NOT_A_DEFINITION: &[&str] = &[
 ];
 
 /// General forms whatever the subject: a word asked for ("what is the Polish word for …?"), who
-/// first did something ("who first worked out …", "who invented …"), a figure on average, a
+/// first did something ("who first worked out …", "who invented …"), how a kind of thing began
+/// ("how did change ringing start in England?"), a figure on average, a
 /// quantity or price of any one thing ("how many changes are in a full extent?", "how much does a
 /// lurcher weigh?"), the best way or time to do something ("what's the best way to learn to play
 /// guitar?"), a definition ("what is a Roth IRA?"), and how or why any one thing, or a kind of
@@ -381,7 +385,18 @@ fn general_form(words: &[&str], text: &str) -> bool {
     };
     let best = (matches!(at(0), "when" | "what" | "where" | "which") && at(1) == "is" && best_at(2))
         || (matches!(at(0), "when's" | "what's" | "where's") && best_at(1));
+    // "how did change ringing start in England?", "how did jazz begin?": how a kind of thing came to
+    // be, the verb last (a place it happened in aside); not "how did the fire start?", "how did it
+    // begin?", "how did Sam's talk start?" or "how did physio start this week?".
+    let began = at(0) == "how" && at(1) == "did" && !at(2).is_empty() && !PARTICULAR.contains(&at(2)) && {
+        let written = super::personal::words(before_place(text));
+        let last = written.last().map(|w| w.to_lowercase()).unwrap_or_default();
+        (4..=7).contains(&written.len())
+            && BEGAN.contains(&last.as_str())
+            && !names_anything(before_place(text))
+    };
     asked_word
+        || began
         || what_any
         || origin
         || average
@@ -457,6 +472,9 @@ mod tests {
             "Can dogs eat grapes?",
             "Do cats see in colour?",
             "Are whippets good with cats?",
+            "How did change ringing start in England?",
+            "How did jazz begin?",
+            "How did bell ringing originate?",
         ] {
             assert!(about_the_world(q), "{q}");
         }
@@ -525,6 +543,13 @@ mod tests {
             "Why are they moving house?",
             "Why did a fox get into the hen house?",
             "How does a typical Tuesday look for me?",
+            "How did the fire start?",
+            "How did it begin?",
+            "How did Sam's talk start?",
+            "How did physio start this week?",
+            "How did things begin with Dev?",
+            "How did Halyard start?",
+            "How did Caroline's interest in painting start?",
         ] {
             assert!(!in_a_general_form(q), "{q}");
         }
