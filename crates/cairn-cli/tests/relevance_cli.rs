@@ -223,7 +223,7 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-3",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.9)],
-        offtopic: 0.92,
+        offtopic: 0.95,
         paraphrase_empty: 0.02,
         no_model_offtopic: 0.96,
         no_model_hit: &[("lexical", 0.75), ("temporal", 0.9)],
@@ -239,9 +239,9 @@ const FLOORS: &[Floors] = &[
     Floors {
         set: "relevance-5",
         hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.73)],
-        offtopic: 0.94,
+        offtopic: 0.95,
         paraphrase_empty: 0.1,
-        no_model_offtopic: 0.94,
+        no_model_offtopic: 0.95,
         no_model_hit: &[("lexical", 0.95), ("temporal", 0.95)],
     },
     Floors {

@@ -19,6 +19,7 @@ use super::hits::Matched;
 use super::lanes::Affinity;
 use super::lanes::date::QueryDates;
 use super::lanes::lexical::{QueryTerm, TermWeights};
+use super::world::World;
 use super::{Recaller, lane, quantize};
 use crate::analyzer::{framing, is_cjk};
 
@@ -157,13 +158,16 @@ impl Recaller {
         // does Melanie feel about surfing?") may well ask what memory holds about someone. The forms
         // that ask of the world whatever their subject ("what is the annual ISA allowance in the
         // UK?") need no unknown word.
-        if s.world_needs_words
-            && !report.personal
-            && (super::world::in_a_general_form(text)
-                || report.unknown >= WORLD_UNKNOWN && super::world::about_the_world(text))
-        {
-            report.world = true;
-        }
+        let world = if !s.world_needs_words || report.personal {
+            World::No
+        } else if super::world::in_a_general_form(text) {
+            World::Form
+        } else if report.unknown >= WORLD_UNKNOWN && super::world::about_the_world(text) {
+            World::Words
+        } else {
+            World::No
+        };
+        report.world = world != World::No;
         // A date in a question that otherwise asks of what memory lacks ("who did Manchester United
         // sign this summer?") names a time, not a note: the notes of that time must also hold its
         // words or its meaning. A question about the asker ("what did I do this summer?") or one the
@@ -183,11 +187,11 @@ impl Recaller {
             report.questions = Some(quantize(a.questions));
         }
         for (_, _, parts) in fused.iter() {
-            let r = quantize(relevance(parts, &s.calibration, meaning, report.world, report.undated));
+            let r = quantize(relevance(parts, &s.calibration, meaning, world, report.undated));
             if r > report.best || report.parts.is_empty() {
                 report.best = r;
                 report.parts = parts.clone();
-                if let Some(m) = meaning.filter(|_| !report.world && parts.contains_key(lane::VECTOR)) {
+                if let Some(m) = meaning.filter(|_| world == World::No && parts.contains_key(lane::VECTOR)) {
                     report.parts.insert(AFFINITY.to_owned(), m);
                 }
             }

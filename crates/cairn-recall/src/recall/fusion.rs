@@ -17,6 +17,7 @@ use super::lanes::tags::TagShares;
 use super::lanes::vector::{VectorLane, line_similarity};
 use super::lanes::{Candidate, Found};
 use super::profile::{PROFILE, PROFILE_PART, PROFILE_WEIGHT};
+use super::world::World;
 use super::{Calibration, Fusion, Recaller, floor, lane, quantize};
 use crate::error::{Error, Result};
 use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS};
@@ -507,16 +508,16 @@ pub(super) fn calibrated_cosine(cosine: f32, cal: &Calibration) -> f32 {
 /// the share of the query's idf weight its words cover ([`COVERAGE`]), its meaning, its tags, its
 /// date. Recency and lending only order what is relevant. Its meaning is the query's `meaning`
 /// ([`calibrated_affinity`]) when the general prompts were measured, else its calibrated cosine.
-/// For a prompt that asks of the world (`world`: "how does a heat pump work?", `world.rs`) the
-/// meaning is no part of its own, and its words count only from a chunk holding most of them
-/// ([`Calibration::strong_words`]), with or without a model.
-/// The date counts unless `undated` (the rest of the query asks of what memory lacks, `floor.rs`) or
-/// the prompt asks of the world.
+/// For a prompt that asks of the world (`world`, `world.rs`) the meaning is no part of its own; its
+/// words count only from a chunk holding most of them ([`Calibration::strong_words`]), with or
+/// without a model, and not at all when it asks in a form that does so whatever memory knows of
+/// them ([`World::Form`]). The date counts unless `undated` (the rest of the query asks of what
+/// memory lacks, `floor.rs`) or the prompt asks of the world.
 pub(super) fn relevance(
     parts: &BTreeMap<String, f32>,
     cal: &Calibration,
     meaning: Option<f32>,
-    world: bool,
+    world: World,
     undated: bool,
 ) -> f32 {
     let part = |l: &str| parts.get(l).copied().unwrap_or(0.0);
@@ -539,9 +540,14 @@ pub(super) fn relevance(
     // A prompt in a form that asks of the world ("how does a refrigerator keep food cold?") counts
     // only the words of a chunk holding most of it: with or without a model, its meaning is near
     // the notes on its subject whatever it asks.
-    if world && words < cal.strong_words {
-        words = 0.0;
+    // In a form that asks of the world whatever memory knows ("how many miles is a marathon?" of a
+    // half-marathon runner), not even a chunk holding all of its words.
+    match world {
+        World::Form => words = 0.0,
+        World::Words if words < cal.strong_words => words = 0.0,
+        _ => {}
     }
+    let world = world != World::No;
     let vector = if world { 0.0 } else { vector };
     // A prompt that asks of the world names a time in the world ("what should I pack for a week in
     // Iceland in winter?"), not a note's.
@@ -578,24 +584,30 @@ mod tests {
         let cal = Calibration::default();
         let parts = |coverage: f32| BTreeMap::from([(COVERAGE.to_owned(), coverage)]);
         // "how does a refrigerator keep food cold?" against a note on keeping sourdough cold.
-        assert_eq!(relevance(&parts(0.7), &cal, None, true, false), 0.0);
-        assert_eq!(relevance(&parts(0.7), &cal, None, false, false), 0.7);
-        assert_eq!(relevance(&parts(0.9), &cal, None, true, false), 0.9);
+        assert_eq!(relevance(&parts(0.7), &cal, None, World::Words, false), 0.0);
+        assert_eq!(relevance(&parts(0.7), &cal, None, World::No, false), 0.7);
+        assert_eq!(relevance(&parts(0.9), &cal, None, World::Words, false), 0.9);
         // With a model as without: its meaning, near the note's subject, does not let a part of its
         // words count.
         let near = |coverage: f32| {
             BTreeMap::from([(COVERAGE.to_owned(), coverage), (lane::VECTOR.to_owned(), 0.45)])
         };
-        assert_eq!(relevance(&near(0.7), &cal, Some(0.9), true, false), 0.0);
-        assert_eq!(relevance(&near(0.7), &cal, Some(0.9), false, false), 0.9);
-        assert_eq!(relevance(&near(0.9), &cal, Some(0.9), true, false), 0.9);
+        assert_eq!(relevance(&near(0.7), &cal, Some(0.9), World::Words, false), 0.0);
+        assert_eq!(relevance(&near(0.7), &cal, Some(0.9), World::No, false), 0.9);
+        assert_eq!(relevance(&near(0.9), &cal, Some(0.9), World::Words, false), 0.9);
+        // In a form that asks of the world whatever memory knows ("how many miles is a marathon?"),
+        // not even all of its words; a tag it names as one still counts.
+        assert_eq!(relevance(&near(1.0), &cal, Some(0.9), World::Form, false), 0.0);
+        assert_eq!(relevance(&parts(1.0), &cal, None, World::Form, false), 0.0);
+        let named = BTreeMap::from([(COVERAGE.to_owned(), 1.0), (NAMED_TAG.to_owned(), 1.0)]);
+        assert_eq!(relevance(&named, &cal, None, World::Form, false), 1.0);
         // A date counts unless the rest of the question asks of what memory lacks.
         let dated = BTreeMap::from([(lane::DATE.to_owned(), 1.0)]);
-        assert_eq!(relevance(&dated, &cal, None, false, false), 1.0);
-        assert_eq!(relevance(&dated, &cal, None, false, true), 0.0);
+        assert_eq!(relevance(&dated, &cal, None, World::No, false), 1.0);
+        assert_eq!(relevance(&dated, &cal, None, World::No, true), 0.0);
         // Nor in a prompt that asks of the world ("what should I pack for Iceland in winter?").
-        assert_eq!(relevance(&dated, &cal, None, true, false), 0.0);
-        assert_eq!(relevance(&dated, &cal, Some(0.9), true, false), 0.0);
+        assert_eq!(relevance(&dated, &cal, None, World::Words, false), 0.0);
+        assert_eq!(relevance(&dated, &cal, Some(0.9), World::Words, false), 0.0);
     }
 
     #[test]

@@ -24,6 +24,21 @@
 
 use super::personal::words;
 
+/// How a prompt asks of the world, as relevance reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum World {
+    /// It asks of memory.
+    No,
+    /// It asks of the world in a form whose subject memory may know ("how does a heat pump work?",
+    /// read so when memory lacks some of its words): its words count only from a chunk holding most
+    /// of them, its meaning not at all.
+    Words,
+    /// It asks of the world in a form that does so whatever memory knows of its words ("what is a
+    /// Roth IRA?", "how many miles is a marathon?", [`in_a_general_form`]): neither its words nor its
+    /// meaning make a note relevant, only a tag it names as one.
+    Form,
+}
+
 /// Words that point at the asker: a prompt holding one is about their own life.
 const ASKER: &[&str] = &[
     "i",
@@ -177,15 +192,16 @@ fn general_advice(words: &[&str], text: &str) -> bool {
         return false;
     }
     let at = |i: usize| words.get(i).copied().unwrap_or("");
-    // "what should I wear to a job interview?", "what should we take on a long hike?": for any one
-    // occasion ("a", "an"), not a particular one ("the party", "Dev's party").
-    let for_any = at(0) == "what"
+    // "what should I wear to a job interview?", "what should we take on a long hike?", "how should I
+    // taper before a half marathon?": for any one occasion ("a", "an"), not a particular one ("the
+    // party", "Dev's party").
+    let for_any = matches!(at(0), "what" | "how")
         && at(1) == "should"
         && matches!(at(2), "i" | "we")
-        && words
-            .windows(2)
-            .skip(3)
-            .any(|p| matches!(p[0], "for" | "to" | "on" | "at") && matches!(p[1], "a" | "an"));
+        && words.windows(2).skip(3).any(|p| {
+            matches!(p[0], "for" | "to" | "on" | "at" | "before" | "after" | "during")
+                && matches!(p[1], "a" | "an")
+        });
     (matches!(how_should(words), Some("i" | "we")) && !names_anything(text))
         || (for_any && !names_anything(before_place(text)))
 }
@@ -251,6 +267,10 @@ pub(super) fn names_anything(text: &str) -> bool {
 
 /// Past auxiliaries: "how many people were in a taxi?" asks what happened.
 const PAST: &[&str] = &["did", "had", "was", "were"];
+
+/// Words that ask whether a kind of thing is good or bad for someone: "is honey *safe* for babies?".
+const SAFE: &[&str] =
+    &["bad", "dangerous", "good", "harmful", "healthy", "okay", "ok", "poisonous", "safe", "toxic"];
 
 /// Verbs of a kind of thing's beginning: "how did change ringing *start*?".
 const BEGAN: &[&str] = &["arise", "begin", "develop", "emerge", "evolve", "originate", "start"];
@@ -383,6 +403,22 @@ fn general_form(words: &[&str], text: &str) -> bool {
             && matches!(at(i + 2), "time" | "way" | "place" | "month" | "season" | "day" | "age")
             && words[i..].contains(&"to")
     };
+    // "how long does a deck oven last?", "how long do bees live?", "how long does basement
+    // waterproofing take?": how long any one thing, or a kind of things, lasts or takes, in the
+    // present; not "how long does the drive take?" or "how long does Pickle sleep?".
+    let how_long = at(0) == "how"
+        && at(1) == "long"
+        && matches!(at(2), "does" | "do")
+        && !at(3).is_empty()
+        && (matches!(at(3), "a" | "an") || !PARTICULAR.contains(&at(3)))
+        && !names_anything(before_place(text));
+    // "is honey safe for babies?", "are grapes bad for dogs?": whether a kind of thing is good or bad
+    // for any; not "is the boiler safe to use?" or "is Pickle okay with cats?".
+    let safe = matches!(at(0), "is" | "are")
+        && !at(1).is_empty()
+        && !PARTICULAR.contains(&at(1))
+        && words.iter().skip(2).take(3).any(|w| SAFE.contains(w))
+        && !names_anything(text);
     let best = (matches!(at(0), "when" | "what" | "where" | "which") && at(1) == "is" && best_at(2))
         || (matches!(at(0), "when's" | "what's" | "where's") && best_at(1));
     // "how did change ringing start in England?", "how did jazz begin?": how a kind of thing came to
@@ -397,6 +433,8 @@ fn general_form(words: &[&str], text: &str) -> bool {
     };
     asked_word
         || began
+        || how_long
+        || safe
         || what_any
         || origin
         || average
@@ -475,6 +513,13 @@ mod tests {
             "How did change ringing start in England?",
             "How did jazz begin?",
             "How did bell ringing originate?",
+            "How long does a commercial deck oven last?",
+            "How long does basement waterproofing last?",
+            "How long do honey bees live?",
+            "Is honey safe for babies?",
+            "Are grapes bad for dogs?",
+            "How should I taper before a half marathon?",
+            "How should we prepare for a job interview?",
         ] {
             assert!(about_the_world(q), "{q}");
         }
@@ -523,6 +568,8 @@ mod tests {
             "What is John currently doing as a volunteer?",
             "What's the latest with the boiler?",
             "Give me a rundown of the second half of November.",
+            "How should I pay for the new boiler?",
+            "How should we reply to Dev's email about a refund?",
             "Can Pickle have chicken bones?",
             "Do the kids have school on Monday?",
             "",
@@ -550,6 +597,12 @@ mod tests {
             "How did things begin with Dev?",
             "How did Halyard start?",
             "How did Caroline's interest in painting start?",
+            "How long does the drive to Leeds take?",
+            "How long does Pickle sleep in the afternoon?",
+            "How long did the repair take?",
+            "Is the boiler safe to use?",
+            "Is Pickle okay with cats?",
+            "Are they good for a lift?",
         ] {
             assert!(!in_a_general_form(q), "{q}");
         }
