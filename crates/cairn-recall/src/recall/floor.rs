@@ -27,10 +27,6 @@ use crate::analyzer::{framing, is_cjk};
 /// memory), beside the best candidate's own parts.
 const AFFINITY: &str = "affinity";
 
-/// The share of a query's idf weight on words memory lacks from which a prompt in a general form is
-/// read as asking of the world (`world.rs`).
-const WORLD_UNKNOWN: f32 = 0.2;
-
 /// The share of the idf weight of a dated query's other words carried by words memory lacks from
 /// which its date alone does not make a note relevant.
 const DATE_UNKNOWN: f32 = 0.6;
@@ -152,21 +148,10 @@ impl Recaller {
             quantize(whole.max(line))
         });
         // A prompt that asks of the world ("how does a heat pump work?", "draft a polite email …") is
-        // relevant by its words alone: near the notes in meaning, it asks how things are, or for
-        // something new, not what the notes hold.
-        // Only when memory lacks some of its words: a question every word of which memory uses ("how
-        // does Melanie feel about surfing?") may well ask what memory holds about someone. The forms
-        // that ask of the world whatever their subject ("what is the annual ISA allowance in the
-        // UK?") need no unknown word.
-        let world = if !s.world_needs_words || report.personal {
-            World::No
-        } else if super::world::in_a_general_form(text) {
-            World::Form
-        } else if report.unknown >= WORLD_UNKNOWN && super::world::about_the_world(text) {
-            World::Words
-        } else {
-            World::No
-        };
+        // relevant by its words alone, or by none (`World`): near the notes in meaning, it asks how
+        // things are, or for something new, not what the notes hold.
+        let world =
+            if s.world_needs_words && !report.personal { World::of(text, report.unknown) } else { World::No };
         report.world = world != World::No;
         // A date in a question that otherwise asks of what memory lacks ("who did Manchester United
         // sign this summer?") names a time, not a note: the notes of that time must also hold its

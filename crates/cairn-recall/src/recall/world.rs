@@ -39,6 +39,27 @@ pub(super) enum World {
     Form,
 }
 
+/// The share of a query's idf weight on words memory lacks from which a prompt in a general form is
+/// read as asking of the world.
+const WORLD_UNKNOWN: f32 = 0.2;
+
+impl World {
+    /// How `text`, not about the asker, asks of the world, `unknown` the share of its idf weight on
+    /// words memory lacks: in a form that does so whatever memory knows ([`in_a_general_form`]),
+    /// else in a general form ([`about_the_world`]) only when memory lacks some of its words (a
+    /// question every word of which memory uses, "how does Melanie feel about surfing?", may well
+    /// ask what memory holds about someone).
+    pub(super) fn of(text: &str, unknown: f32) -> World {
+        if in_a_general_form(text) {
+            World::Form
+        } else if unknown >= WORLD_UNKNOWN && about_the_world(text) {
+            World::Words
+        } else {
+            World::No
+        }
+    }
+}
+
 /// Words that point at the asker: a prompt holding one is about their own life.
 const ASKER: &[&str] = &[
     "i",
@@ -425,11 +446,10 @@ fn general_form(words: &[&str], text: &str) -> bool {
     // be, the verb last (a place it happened in aside); not "how did the fire start?", "how did it
     // begin?", "how did Sam's talk start?" or "how did physio start this week?".
     let began = at(0) == "how" && at(1) == "did" && !at(2).is_empty() && !PARTICULAR.contains(&at(2)) && {
-        let written = super::personal::words(before_place(text));
+        let head = before_place(text);
+        let written = super::personal::words(head);
         let last = written.last().map(|w| w.to_lowercase()).unwrap_or_default();
-        (4..=7).contains(&written.len())
-            && BEGAN.contains(&last.as_str())
-            && !names_anything(before_place(text))
+        (4..=7).contains(&written.len()) && BEGAN.contains(&last.as_str()) && !names_anything(head)
     };
     asked_word
         || began
