@@ -337,6 +337,55 @@ async fn a_token_is_on_by_default() {
     sigterm(again);
 }
 
+/// `--exit-with-stdin`: a host that started the daemon with a pipe on its stdin takes it along when the
+/// host dies, however (its end of the pipe closes): the daemon stops as on SIGTERM, queued captures kept.
+/// Without the flag a closed stdin (a service manager's /dev/null) stops nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_started_with_exit_with_stdin_stops_when_its_stdin_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    seed(&dir.path().join("data"));
+    let start = |lifeline: bool| {
+        let mut cmd = common::cairn();
+        cmd.current_dir(dir.path()).arg("--data-dir").arg(dir.path().join("data")).stdin(Stdio::piped());
+        let more: &[&str] = if lifeline { &["--exit-with-stdin"] } else { &[] };
+        common::serve_with_args(cmd, more)
+    };
+    let token = || std::fs::read_to_string(dir.path().join("data/serve.token")).unwrap();
+
+    let (mut child, url) = start(false);
+    drop(child.stdin.take());
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert!(child.try_wait().unwrap().is_none(), "without the flag, a closed stdin stopped the daemon");
+    let r = reqwest::get(format!("{url}/v1/health")).await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    sigterm(Served { child, url, token: token() });
+
+    let (mut child, url) = start(true);
+    let client = common::client(&token());
+    let n = 40;
+    for i in 0..n {
+        let r = client
+            .post(format!("{url}/v1/capture"))
+            .json(&json!({"session_key": "agent:main:main", "turn_id": format!("s{i}"), "user": format!("fact {i}"), "assistant": "noted"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 202);
+    }
+    drop(child.stdin.take());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "the daemon outlived its closed stdin");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "daemon exited with {status}");
+    let store = SqliteStore::open(&dir.path().join("data/cairn.sqlite")).unwrap();
+    assert_eq!(store.turn_count(Some("agent:main:main")).unwrap(), n, "queued captures were drained");
+}
+
 /// A line that is not JSON gets the JSON-RPC parse error, and the session goes on.
 #[test]
 fn mcp_answers_a_malformed_line_with_a_parse_error() {

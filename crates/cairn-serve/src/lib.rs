@@ -441,6 +441,20 @@ pub fn load_or_create_token(data_dir: &std::path::Path) -> std::io::Result<Strin
     Ok(token)
 }
 
+/// Resolves when standard input reaches its end (or fails): a starter that holds the write end of a pipe
+/// to the daemon's stdin takes the daemon with it however the starter exits, even killed outright.
+/// The read runs on its own thread (stdin cannot be read without blocking), which the process's exit ends.
+pub fn stdin_closed() -> impl std::future::Future<Output = ()> + Send + 'static {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        let _ = tx.send(());
+    });
+    async move {
+        let _ = rx.await;
+    }
+}
+
 /// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called (within the runtime),
 /// not when the future is first polled: a signal that arrives between start-up and serving is not lost.
 pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {

@@ -1,6 +1,8 @@
 /**
  * Managed service: when no daemon answers `/v1/health` at `baseUrl`, start `cairn serve` there, and stop it
  * (gracefully: SIGTERM lets it finish queued captures) when the host stops. A daemon found running is left alone.
+ * The daemon also holds a pipe from the host on its stdin (`--exit-with-stdin`): a host that dies without
+ * stopping its services (killed, or stuck draining and then killed) still takes its daemon along.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { OpenClawPluginService } from "openclaw/plugin-sdk/plugin-entry";
@@ -13,12 +15,12 @@ export function listenAddr(baseUrl: string): string {
   return `${u.hostname}:${port}`;
 }
 
-/** Arguments for the daemon: global flags, then `serve --addr host:port`. */
+/** Arguments for the daemon: global flags, then `serve --addr host:port --exit-with-stdin`. */
 export function serveArgs(rt: Runtime): string[] {
   const args: string[] = [];
   if (rt.cfg.configPath) args.push("--config", rt.cfg.configPath);
   if (rt.cfg.dataDir) args.push("--data-dir", rt.cfg.dataDir);
-  args.push("serve", "--addr", listenAddr(rt.cfg.baseUrl));
+  args.push("serve", "--addr", listenAddr(rt.cfg.baseUrl), "--exit-with-stdin");
   return args;
 }
 
@@ -60,8 +62,10 @@ export function createService(rt: Runtime): OpenClawPluginService {
       // The token as `cairn serve` reads it (`serve.token` through the environment); without one the
       // daemon generates its own into the data dir, where the client reads it.
       const env = { ...process.env, ...(rt.cfg.token ? { CAIRN_SERVE__TOKEN: rt.cfg.token } : {}) };
-      const proc = spawn(rt.cfg.cairnBin, args, { stdio: ["ignore", "ignore", "pipe"], env });
+      // stdin is a pipe nobody writes to: it closes when this process exits, however it exits.
+      const proc = spawn(rt.cfg.cairnBin, args, { stdio: ["pipe", "ignore", "pipe"], env });
       child = proc;
+      proc.stdin?.on("error", () => {});
       proc.on("error", (err) => rt.log.error(`cannot start ${rt.cfg.cairnBin}: ${err.message}`));
       proc.stderr?.setEncoding("utf8");
       proc.stderr?.on("data", (chunk: string) => {

@@ -226,7 +226,10 @@ class Env:
                 "models": [{"id": "mock-1", "name": "Mock", "input": ["text"], "contextWindow": 128000,
                             "maxTokens": 4096, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
             }}},
-            "agents": {"defaults": {"model": {"primary": "mock/mock-1"}, "workspace": str(self.ws)}},
+            # No heartbeat: the host's (every 30 min, at a random phase) would now and then run a turn of its
+            # own in the middle of the test and hold the gateway's stop while it drains.
+            "agents": {"defaults": {"model": {"primary": "mock/mock-1"}, "workspace": str(self.ws),
+                                    "heartbeat": {"every": "0m"}}},
             "plugins": ({"entries": {"cairn": entry}} if self.args.plugin_tarball else
                         {"load": {"paths": [str(self.args.plugin)]}, "entries": {"cairn": entry}}),
         }
@@ -503,7 +506,8 @@ def scenario(env):
 
     # (service) stopping the gateway stops the daemon its plugin started.
     daemon_url = env.base_url
-    env.stop("gateway", timeout=60)
+    rc = env.stop("gateway", timeout=60)
+    check(rc != -signal.SIGKILL, f"(service) the gateway stopped on SIGTERM within 60 s (rc {rc})")
 
     def daemon_gone():
         try:

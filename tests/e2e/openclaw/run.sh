@@ -49,16 +49,16 @@ if [ -L "$plugin/node_modules" ] || [ ! -e "$plugin/node_modules" ]; then
 fi
 "$host_dir/node_modules/.bin/tsc" --noEmit -p "$plugin/tsconfig.json"
 
-echo "== e2e: plugin unit tests (node --test, against HTTP servers on 127.0.0.1)"
-node --test "$plugin"/test/*.test.ts
+echo "== e2e: build cairn"
+cargo build -p cairn-cli --locked --quiet --manifest-path "$ROOT/Cargo.toml"
+cairn_bin="$CARGO_TARGET_DIR/debug/cairn"
+
+echo "== e2e: plugin unit tests (node --test, against HTTP servers on 127.0.0.1 and the built cairn)"
+CAIRN_BIN="$cairn_bin" node --test "$plugin"/test/*.test.ts
 
 echo "== e2e: pack the plugin (npm pack: compiled JavaScript, typebox bundled)"
 tarball="$(TSC="$host_dir/node_modules/.bin/tsc" bash "$plugin/pack.sh" "$CACHE/pack")"
 echo "$tarball"
-
-echo "== e2e: build cairn"
-cargo build -p cairn-cli --locked --quiet --manifest-path "$ROOT/Cargo.toml"
-cairn_bin="$CARGO_TARGET_DIR/debug/cairn"
 
 echo "== e2e: OpenClaw turns (setup took $(( $(date +%s) - start )) s)"
 python3 "$ROOT/tests/e2e/openclaw/e2e.py" --cairn "$cairn_bin" --openclaw "$openclaw_bin" --plugin "$plugin" --plugin-tarball "$tarball" "$@"

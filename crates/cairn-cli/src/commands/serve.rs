@@ -34,6 +34,10 @@ pub(crate) struct ServeArgs {
     /// Do not harvest or watch the workspace
     #[arg(long)]
     pub no_watch: bool,
+    /// Stop (as on SIGTERM) when standard input closes: a host that starts the daemon with a pipe on its
+    /// stdin takes it along however the host exits, even killed
+    #[arg(long)]
+    pub exit_with_stdin: bool,
 }
 
 /// A long-lived engine over the settings: everything opened now, what is degraded reported once.
@@ -109,7 +113,18 @@ pub(crate) fn serve(args: ServeArgs, settings: &Settings) -> anyhow::Result<Exit
                 }));
             }
         };
-        daemon.run(cairn_serve::shutdown_signal(), listening).await.map(|()| watcher)
+        let signal = cairn_serve::shutdown_signal();
+        let lifeline = args.exit_with_stdin.then(cairn_serve::stdin_closed);
+        let shutdown = async move {
+            match lifeline {
+                Some(closed) => tokio::select! {
+                    () = signal => {},
+                    () = closed => eprintln!("cairn serve: standard input closed: stopping"),
+                },
+                None => signal.await,
+            }
+        };
+        daemon.run(shutdown, listening).await.map(|()| watcher)
     })?;
     stop.store(true, Ordering::Relaxed);
     if let Some(w) = watcher {

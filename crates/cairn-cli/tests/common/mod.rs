@@ -51,8 +51,13 @@ pub fn output(out: &Output) -> (i32, String, String) {
 
 /// Starts `cmd serve --port 0`; returns the daemon and the URL it listens on. Its stderr keeps being
 /// drained, so it never blocks on a full pipe.
-pub fn serve(mut cmd: Command) -> (Child, String) {
-    let mut child = cmd.args(["serve", "--port", "0"]).stderr(Stdio::piped()).spawn().unwrap();
+pub fn serve(cmd: Command) -> (Child, String) {
+    serve_with_args(cmd, &[])
+}
+
+/// [`serve`] with more `serve` arguments after `--port 0`.
+pub fn serve_with_args(mut cmd: Command, more: &[&str]) -> (Child, String) {
+    let mut child = cmd.args(["serve", "--port", "0"]).args(more).stderr(Stdio::piped()).spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let url = loop {
         let line = lines.next().expect("daemon exited before listening").unwrap();
