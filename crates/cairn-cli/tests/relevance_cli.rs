@@ -470,6 +470,36 @@ fn a_question_about_the_asker_passes_the_floor_by_a_smaller_lead() {
     }
 }
 
+/// A question that asks for a person ranks the person's own note nearest in meaning first (the
+/// contact notes were second to fourth before, behind notes that tell of the role's subject), says
+/// so in `why`, and changes no relevance: a question about someone in the world still gets nothing.
+#[test]
+fn a_question_asking_for_a_person_finds_their_own_note_first() {
+    let Some(model) = model() else { return };
+    let env = harvested(&model);
+    for (question, answer) in [
+        ("Who on the team knows the database inside out?", "memory/contacts/jonty-fraser.md"),
+        ("Who can let themselves into our home if we are locked out?", "memory/contacts/deb-kowalski.md"),
+        ("Who did we hire as the builder?", "memory/contacts/luis-ortega.md"),
+    ] {
+        let (code, out, err) = common::output(
+            &env.cmd()
+                .env("CAIRN_EMBED__MODEL", &model)
+                .args(["recall", question, "--json"])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(code, 0, "{err}");
+        let first = &json_of(&out)["hits"][0];
+        assert_eq!(first["provenance"]["path"], answer, "{question}: {first}");
+        assert!(first["why"]["lanes"].to_string().contains("\"person\""), "{question}: {first}");
+    }
+    for world in ["Who painted the Mona Lisa?", "Who is the current Prime Minister of Canada?"] {
+        let v = context_with(&env, &model, world, &[]);
+        assert_eq!(v["empty"], true, "{world}: {}", v["receipt"]["relevance"]);
+    }
+}
+
 /// A general question about a subject the notes cover (a city the person visited, a tool they run)
 /// is near the notes, but reads like a general question, not like one about one's own notes: with
 /// the query's form counted it gets an empty block (without it, a block), and a paraphrased question

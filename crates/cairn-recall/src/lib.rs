@@ -78,6 +78,6 @@ pub use error::{Error, ErrorKind, Result};
 pub use index::{ChunkWriter, RecallIndex, SCHEMA_VERSION};
 pub use recall::{
     ALL_LANES, COVERAGE_PART, Calibration, DEFAULT_FLOOR, DEFAULT_PERSONAL_FLOOR, DEFAULT_PERSONAL_LEXICAL,
-    ExternalScored, Fusion, LaneWeights, PROFILE_PART, QueryWeights, RecallQuery, RecallResult,
+    ExternalScored, Fusion, LaneWeights, PERSON_PART, PROFILE_PART, QueryWeights, RecallQuery, RecallResult,
     RecallSettings, Recaller, VectorLane, lane, score_external,
 };

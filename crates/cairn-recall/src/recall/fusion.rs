@@ -16,6 +16,7 @@ use super::lanes::recency::Decay;
 use super::lanes::tags::TagShares;
 use super::lanes::vector::{VectorLane, line_similarity};
 use super::lanes::{Candidate, Found};
+use super::person::{PERSON_PART, PERSON_WEIGHT};
 use super::profile::{PROFILE, PROFILE_PART, PROFILE_WEIGHT};
 use super::world::World;
 use super::{Calibration, Fusion, Recaller, floor, lane, quantize};
@@ -254,6 +255,10 @@ impl Recaller {
             if c.profile {
                 parts.insert(PROFILE_PART.to_owned(), PROFILE);
             }
+            // Ranking only: relevance never reads it.
+            if c.person {
+                parts.insert(PERSON_PART.to_owned(), PERSON_WEIGHT);
+            }
             let w = &s.weights;
             let score = match s.fusion {
                 Fusion::Calibrated => {
@@ -263,6 +268,7 @@ impl Recaller {
                         + w.date * date.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                         + if c.profile { PROFILE_WEIGHT } else { 0.0 }
+                        + if c.person { PERSON_WEIGHT } else { 0.0 }
                         + if named { NAMED_TAG_WEIGHT } else { 0.0 }
                 }
                 Fusion::Weighted => {
@@ -272,6 +278,7 @@ impl Recaller {
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                         + w.date * date.unwrap_or(0.0)
                         + if c.profile { PROFILE_WEIGHT } else { 0.0 }
+                        + if c.person { PERSON_WEIGHT } else { 0.0 }
                         + if named { NAMED_TAG_WEIGHT } else { 0.0 }
                 }
                 Fusion::Rrf { k } => {
@@ -282,6 +289,7 @@ impl Recaller {
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
                         + c.date.map_or(0.0, |(_, r)| w.date * rrf(r))
                         + if c.profile { PROFILE_WEIGHT * rrf(0) } else { 0.0 }
+                        + if c.person { PERSON_WEIGHT * rrf(0) } else { 0.0 }
                         + if named { NAMED_TAG_WEIGHT * rrf(0) } else { 0.0 }
                 }
             };

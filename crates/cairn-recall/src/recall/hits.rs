@@ -170,4 +170,7 @@ fn explain_lanes(hit: &mut Hit, c: &Candidate, query_tags: &[String], recent_ids
     if c.profile {
         hit.why.lanes.push(super::profile::PROFILE_PART.into());
     }
+    if c.person {
+        hit.why.lanes.push(super::person::PERSON_PART.into());
+    }
 }

@@ -16,6 +16,7 @@ mod floor;
 mod fusion;
 mod hits;
 mod lanes;
+mod person;
 mod personal;
 mod profile;
 mod read_ahead;
@@ -40,6 +41,7 @@ use lanes::recency::{ByDate, Decay};
 use lanes::tags::TagShares;
 pub use lanes::vector::VectorLane;
 use lanes::vector::{PendingQuery, embed_query};
+pub use person::PERSON_PART;
 use profile::FileChunks;
 pub use profile::PROFILE_PART;
 use read_ahead::{HitReader, Stores};
@@ -589,6 +591,7 @@ impl Recaller {
         let mut recent = self.recency_step(q, &mut found, recent_list, &reader, &decay);
         profile::without_bootstrapped(q, &mut recent);
         let sims = self.similarities(&searcher, &mut found, &terms, query_vec.as_deref());
+        self.person_step(&searcher, &q.text, &mut found, &sims);
         let lexical_full = lexical_found >= lexical_pool;
         let tag_shares =
             TagShares::new(&query_tags, &terms, found.term_idf.as_ref().map(|w| w.idf.as_slice()))

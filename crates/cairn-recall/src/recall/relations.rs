@@ -449,7 +449,7 @@ fn is_relation(word: &str) -> bool {
 /// Whose own note a chunk is: the first name of a title made of two to five names ("Abena Mensah",
 /// "Gillian Hale (Mum)", "Mum (Brenda Fairweather)"), else `None` (one word, "Memory" or "Kestrel",
 /// may name anything).
-fn person_of(title: &str) -> Option<String> {
+pub(super) fn person_of(title: &str) -> Option<String> {
     let plain: String = title.chars().map(|c| if c == '(' || c == ')' { ' ' } else { c }).collect();
     let words: Vec<&str> = plain.split_whitespace().collect();
     if !(2..=5).contains(&words.len()) {

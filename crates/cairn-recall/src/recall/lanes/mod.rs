@@ -101,6 +101,8 @@ pub(super) struct Candidate {
     pub(super) date_fit: Option<(f32, String)>,
     /// A chunk of the asker's profile, for a prompt about how to treat them (`profile.rs`).
     pub(super) profile: bool,
+    /// A person's own note nearest in meaning to a question that asks for a person (`person.rs`).
+    pub(super) person: bool,
 }
 
 /// What one recall has found so far: every candidate by address, one report per lane (in the order
