@@ -168,6 +168,9 @@ pub(crate) fn normalize_tag(tag: &str) -> String {
     tag.trim().to_lowercase()
 }
 
+/// Between an item's title and a section heading in a chunk's title.
+const TITLE_SEPARATOR: &str = " > ";
+
 /// The title shown for a chunk: the item title, with the section heading when there is one.
 pub(crate) fn chunk_title(item_title: &str, heading: &str) -> String {
     let heading = heading.trim();
@@ -176,8 +179,13 @@ pub(crate) fn chunk_title(item_title: &str, heading: &str) -> String {
     } else if item_title.is_empty() || heading.starts_with(item_title) {
         heading.to_owned()
     } else {
-        format!("{item_title} > {heading}")
+        format!("{item_title}{TITLE_SEPARATOR}{heading}")
     }
+}
+
+/// The item's title in a chunk's title ([`chunk_title`]): "Colin Pask" in "Colin Pask > Notes".
+pub(crate) fn item_title_of(chunk_title: &str) -> &str {
+    chunk_title.split(TITLE_SEPARATOR).next().unwrap_or(chunk_title)
 }
 
 /// A tantivy index of chunks in a directory (or in memory), derived from the store and rebuildable.

@@ -259,6 +259,12 @@ impl Recaller {
             if c.person {
                 parts.insert(PERSON_PART.to_owned(), PERSON_WEIGHT);
             }
+            // What a chunk is, whatever any lane scored it: the asker's profile for a prompt about
+            // their treatment, a person's own note for a question that asks for one, a tag the query
+            // names. Each adds its weight (in reciprocal rank fusion, as a first rank would).
+            let found_as = if c.profile { PROFILE_WEIGHT } else { 0.0 }
+                + if c.person { PERSON_WEIGHT } else { 0.0 }
+                + if named { NAMED_TAG_WEIGHT } else { 0.0 };
             let w = &s.weights;
             let score = match s.fusion {
                 Fusion::Calibrated => {
@@ -267,9 +273,7 @@ impl Recaller {
                         + w.tags * tag.unwrap_or(0.0)
                         + w.date * date.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
-                        + if c.profile { PROFILE_WEIGHT } else { 0.0 }
-                        + if c.person { PERSON_WEIGHT } else { 0.0 }
-                        + if named { NAMED_TAG_WEIGHT } else { 0.0 }
+                        + found_as
                 }
                 Fusion::Weighted => {
                     lexical_weight * lex.unwrap_or(0.0)
@@ -277,9 +281,7 @@ impl Recaller {
                         + w.tags * tag.unwrap_or(0.0)
                         + if recency_on { w.recency * c.recency } else { 0.0 }
                         + w.date * date.unwrap_or(0.0)
-                        + if c.profile { PROFILE_WEIGHT } else { 0.0 }
-                        + if c.person { PERSON_WEIGHT } else { 0.0 }
-                        + if named { NAMED_TAG_WEIGHT } else { 0.0 }
+                        + found_as
                 }
                 Fusion::Rrf { k } => {
                     let rrf = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
@@ -288,9 +290,7 @@ impl Recaller {
                         + c.tags.map_or(0.0, |(_, r)| w.tags * rrf(r))
                         + if recency_on { w.recency * rrf(recency_rank[addr]) } else { 0.0 }
                         + c.date.map_or(0.0, |(_, r)| w.date * rrf(r))
-                        + if c.profile { PROFILE_WEIGHT * rrf(0) } else { 0.0 }
-                        + if c.person { PERSON_WEIGHT * rrf(0) } else { 0.0 }
-                        + if named { NAMED_TAG_WEIGHT * rrf(0) } else { 0.0 }
+                        + found_as * rrf(0)
                 }
             };
             // Scores are rounded to 5 decimals: BM25 statistics summed over segments differ in the last

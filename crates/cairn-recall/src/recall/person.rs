@@ -20,7 +20,7 @@ use super::Recaller;
 use super::fusion::Similarities;
 use super::lanes::Found;
 use super::relations::person_of;
-use crate::index::StoredHit;
+use crate::index::{StoredHit, item_title_of};
 
 /// The part's name in a hit's `parts` and in the receipt.
 pub const PERSON_PART: &str = "person";
@@ -58,8 +58,7 @@ pub(super) fn asks_for_a_person(text: &str) -> bool {
 
 /// Whose own note the chunk titled `title` is ("Colin Pask", "Colin Pask > Notes").
 fn is_a_persons_note(title: &str) -> bool {
-    let item_title = title.split(" > ").next().unwrap_or(title);
-    person_of(item_title).is_some()
+    person_of(item_title_of(title)).is_some()
 }
 
 impl Recaller {
