@@ -189,22 +189,49 @@ impl Scanner<'_> {
             return Some(Hit::new(i + 5, day(date)));
         }
         let (Some((first, _)), Some((second, _))) = (self.small(i), part(i + 1, b'/')) else { return None };
-        if !self.joiner(i + 3, b'/') || !ends(i + 5) {
+        if !self.joiner(i + 3, b'/') {
+            return self.year_less_numeric(i, first, second);
+        }
+        if !ends(i + 5) {
             return None;
         }
         let year = self.year_at(i + 4)?;
-        let day_month = Date::new(year, second, first).ok();
-        let month_day = Date::new(year, first, second).ok();
-        let date = match (day_month, month_day) {
-            (Some(a), Some(b)) if a == b => a,
-            (Some(a), Some(b)) => match self.locales.only()? {
-                Locale::Uk => a,
-                Locale::Us => b,
-            },
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => return None,
-        };
+        let date =
+            self.by_locale(Date::new(year, second, first).ok(), Date::new(year, first, second).ok())?;
         Some(Hit::new(i + 5, day(date)))
+    }
+
+    /// Of the day/month and month/day readings of a numeric date, the one the locales choose: the
+    /// only possible one, or both when they agree, else the reading of the one locale configured.
+    fn by_locale(&self, day_month: Option<Date>, month_day: Option<Date>) -> Option<Date> {
+        match (day_month, month_day) {
+            (Some(a), Some(b)) if a == b => Some(a),
+            (Some(a), Some(b)) => match self.locales.only()? {
+                Locale::Uk => Some(a),
+                Locale::Us => Some(b),
+            },
+            (Some(a), None) | (None, Some(a)) => Some(a),
+            (None, None) => None,
+        }
+    }
+
+    /// `3/12` without a year, as a date only where a date is expected: after "on", "by", "since",
+    /// "until", "from", "before", "after" or a weekday ("on 3/12", "Tue 3/12"), not followed by "of"
+    /// ("on 3/4 of the days"), and never `24/7`. Read by locale as `12/03/2026` is; the year is the
+    /// latest (or, about the future, the next) occurrence's.
+    fn year_less_numeric(&self, i: usize, first: i8, second: i8) -> Option<Hit> {
+        let expected = self
+            .after_one_of(i, &[Lex::At, Lex::By, Lex::Since, Lex::Until, Lex::From, Lex::Before, Lex::After])
+            || (i > 0 && matches!(self.lex(i - 1), Lex::Weekday { .. }));
+        let run_goes_on = [b'/', b'-', b'.'].iter().any(|&p| self.joiner(i + 3, p));
+        if !expected || run_goes_on || self.is(i + 3, Lex::Of) || (first, second) == (24, 7) {
+            return None;
+        }
+        // Day/month and month/day as yearly dates; the locale picks one reading for every year.
+        let reading =
+            |y: i16| self.by_locale(Date::new(y, second, first).ok(), Date::new(y, first, second).ok());
+        let days = self.yearly(|y| reading(y).map(day))?;
+        Some(Hit::new(i + 3, days))
     }
 
     /// A plain number 1–31 of one or two digits at `i`.

@@ -67,6 +67,8 @@ pub(crate) enum Lex {
     During,
     Throughout,
     Since,
+    /// "by", as in "by 3/12".
+    By,
     /// "until", "till".
     Until,
     From,
@@ -86,6 +88,10 @@ pub(crate) enum Lex {
     Quarter,
     /// "Q1" … "Q4".
     QuarterName(u8),
+    /// "W1" … "W53": an ISO week number, as in "2026-W11".
+    WeekName(u8),
+    /// "ISO", as in "ISO week 11".
+    Iso,
     Before,
     After,
     /// A season by the month it starts in: spring 3, summer 6, autumn ("fall") 9, winter 12.
@@ -195,6 +201,7 @@ static WORDS: &[(&str, Lex)] = {
         ("break", Holidays),
         ("build", Run),
         ("buildup", RunUp),
+        ("by", By),
         ("christmas", Christmas),
         ("closing", Final),
         ("columbus", Columbus),
@@ -250,6 +257,7 @@ static WORDS: &[(&str, Lex)] = {
         ("in", In),
         ("independence", Independence),
         ("indigenous", Indigenous),
+        ("iso", Iso),
         ("jan", Month { month: 1, full: false }),
         ("january", Month { month: 1, full: true }),
         ("jr", Jr),
@@ -440,6 +448,13 @@ pub(crate) fn classify(word: &[u8]) -> Lex {
     if len > MAX_LEN || !first.is_ascii_lowercase() {
         return Lex::Other;
     }
+    // "w1" … "w53": an ISO week number.
+    if first == b'w' && (2..=3).contains(&len) && word[1..].iter().all(u8::is_ascii_digit) {
+        let n = word[1..].iter().fold(0u8, |n, d| n * 10 + (d - b'0'));
+        if (1..=53).contains(&n) {
+            return Lex::WeekName(n);
+        }
+    }
     let letter = usize::from(first - b'a');
     if SHAPES[letter] & (1 << len) == 0 {
         return Lex::Other;
@@ -470,6 +485,12 @@ mod tests {
         assert_eq!(classify(b"MaRcH"), Lex::Month { month: 3, full: true });
         assert_eq!(classify(b"Sept"), Lex::Month { month: 9, full: false });
         assert_eq!(classify(b"q3"), Lex::QuarterName(3));
+        assert_eq!(classify(b"W11"), Lex::WeekName(11));
+        assert_eq!(classify(b"w53"), Lex::WeekName(53));
+        assert_eq!(classify(b"w54"), Lex::Other);
+        assert_eq!(classify(b"w01"), Lex::WeekName(1));
+        assert_eq!(classify(b"w0"), Lex::Other);
+        assert_eq!(classify(b"w"), Lex::Other);
         assert_eq!(classify(b"marches"), Lex::Other);
         assert_eq!(classify(b"extraordinarily"), Lex::Other);
         assert_eq!(classify(b""), Lex::Other);

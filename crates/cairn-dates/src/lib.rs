@@ -30,8 +30,14 @@
 //! - **Numeric day/month**: `12/03/2026` reads as day/month when only [`Locale::Uk`] is configured, as
 //!   month/day when only [`Locale::Us`] is; with both (or neither) only when one reading is impossible
 //!   (`25/12/2026`) or both agree. Dotted with a four-digit year (`12.03.2026`) is day, month, year in
-//!   every locale. Two-digit years and year-less numeric forms (`3/12`, a fraction as often as a
-//!   date) are not read.
+//!   every locale. Without a year (`3/12`, a fraction as often as a date) only where a date is
+//!   expected: after "on", "by", "since", "until", "from", "before", "after" or a weekday ("on 3/12",
+//!   "Tue 3/12"; not "3/4 cup", "on 3/4 of the days", "24/7"), read by the same locale rule, its
+//!   year that of the latest occurrence. Two-digit years are not read.
+//! - **Weeks by number** (ISO 8601, Monday to Sunday, week 1 holding the year's first Thursday):
+//!   `week 11`, `ISO week 11`, `week 11 of 2026`, `week 11, 2026`, `2026-W11`, `W11 2026`, `the
+//!   11th week of 2026`, `the eleventh week of the year`; a week without a year like a month without
+//!   one. Not `week 3 of the course`, `a week 2 people were off`, nor `W11` alone.
 //! - **Months, seasons, years**: `March`, `March 2026`, `2026-03`, `last month`, `this month`, `last
 //!   March`, `summer 2025`, `last summer`, `in the fall` (meteorological northern seasons: spring is
 //!   March–May, summer June–August, autumn or fall September–November, winter December–February,
@@ -141,6 +147,7 @@ mod relative;
 mod scan;
 mod tense;
 mod token;
+mod week;
 
 use std::ops::Range;
 

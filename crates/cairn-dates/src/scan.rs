@@ -101,6 +101,7 @@ impl Scanner<'_> {
             self.period(i),
             self.the_nth(i),
             self.anchored(i),
+            self.iso_week(i),
         ])
     }
 

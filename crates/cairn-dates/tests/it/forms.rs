@@ -1125,3 +1125,46 @@ fn the_same_time_a_unit_back() {
         ],
     );
 }
+
+#[test]
+fn iso_week_numbers() {
+    // REF is Tuesday 2026-06-30, in ISO week 27 of 2026 (Monday 2026-06-29).
+    table(
+        REF,
+        BOTH,
+        &[
+            ("what did I do in week 11?", "week 11", "2026-03-09", "2026-03-15"),
+            ("notes from ISO week 11", "ISO week 11", "2026-03-09", "2026-03-15"),
+            ("week 11 of 2025", "week 11 of 2025", "2025-03-10", "2025-03-16"),
+            ("in week 11, 2025", "week 11, 2025", "2025-03-10", "2025-03-16"),
+            ("in week 11 2025", "week 11 2025", "2025-03-10", "2025-03-16"),
+            ("the 2026-W11 report", "2026-W11", "2026-03-09", "2026-03-15"),
+            ("the 2026-W01 report", "2026-W01", "2025-12-29", "2026-01-04"),
+            ("2020-W53 was odd", "2020-W53", "2020-12-28", "2021-01-03"),
+            ("what happened in W11 2025?", "W11 2025", "2025-03-10", "2025-03-16"),
+            ("the 11th week of 2025", "the 11th week of 2025", "2025-03-10", "2025-03-16"),
+            ("the eleventh week of the year", "the eleventh week of the year", "2026-03-09", "2026-03-15"),
+            ("week 27 of this year", "week 27 of this year", "2026-06-29", "2026-07-05"),
+            // Not yet begun this year: last year's.
+            ("what did we ship in week 30?", "week 30", "2025-07-21", "2025-07-27"),
+            // About the future: the next one.
+            ("what will we do in week 30?", "week 30", "2026-07-20", "2026-07-26"),
+        ],
+    );
+}
+
+#[test]
+fn year_less_numeric_dates_where_a_date_is_expected() {
+    table(REF, &[Us], &[("what happened on 3/12?", "3/12", "2026-03-12", "2026-03-12")]);
+    table(REF, &[Uk], &[("what happened on 3/12?", "3/12", "2025-12-03", "2025-12-03")]);
+    table(REF, &[Uk], &[("is it due by 12/3?", "12/3", "2026-03-12", "2026-03-12")]);
+    table(REF, &[Us], &[("what did I do Tue 3/10?", "3/10", "2026-03-10", "2026-03-10")]);
+    // Only one reading is a date, or both readings agree: read with both locales too.
+    table(REF, BOTH, &[("since 25/12", "since 25/12", "2025-12-25", "2026-06-30")]);
+    table(REF, BOTH, &[("what about on 4/4?", "4/4", "2026-04-04", "2026-04-04")]);
+    assert!(found("what happened on 3/12?", REF, BOTH).is_empty(), "ambiguous with both locales");
+    for prompt in ["add 3/4 cup of flour", "on 3/4 of the days", "support on 24/7", "on 1/2/3", "score 3/12"]
+    {
+        assert!(found(prompt, REF, &[Us]).is_empty(), "{prompt}: {:?}", found(prompt, REF, &[Us]));
+    }
+}

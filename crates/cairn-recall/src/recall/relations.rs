@@ -31,7 +31,7 @@ use tantivy::Searcher;
 
 use super::lanes::lexical::Scoring;
 use super::{RecallQuery, Recaller};
-use crate::index::StoredHit;
+use crate::index::{StoredHit, item_title_of};
 
 /// A relation: how questions name it and how notes write it.
 #[derive(Debug)]
@@ -469,7 +469,9 @@ fn add(people: &mut Vec<String>, name: &str, not: Option<&str>) {
 }
 
 /// The people memory says hold `relation` to the asker, from one chunk (its title and text).
+/// `title` is the chunk's ("Abena Mensah > Family": a section of her note is hers too).
 fn from_the_asker(relation: &Relation, forms: &Forms, title: &str, text: &str, people: &mut Vec<String>) {
+    let title = item_title_of(title);
     let owner = person_of(title);
     for c in forms.name_then_mine.captures_iter(text) {
         add(people, &c[1], None);
@@ -531,13 +533,13 @@ impl<'a> OfPerson<'a> {
         }
     }
 
-    /// The people memory says hold the relation to `of`, from one chunk.
+    /// The people memory says hold the relation to `of`, from one chunk (`title` is the chunk's).
     fn find(&self, title: &str, text: &str, people: &mut Vec<String>) {
         let of = Some(self.of);
         for c in self.named.captures_iter(text) {
             add(people, &c[1], of);
         }
-        let owner = person_of(title);
+        let owner = person_of(item_title_of(title));
         if let Some(person) = &owner
             && person != self.of
             && self.theirs.is_match(text)
@@ -706,6 +708,9 @@ mod tests {
             ["Elaine"]
         );
         assert_eq!(asker(&MOTHER, "Gillian Hale (Mum)", "- 14 Berkeley Road."), ["Gillian"]);
+        // A section of a person's own note is theirs as much as the note's first chunk.
+        assert_eq!(asker(&SIBLING, "Abena Mensah > Family", "- My younger sister, 34."), ["Abena"]);
+        assert_eq!(asker(&MOTHER, "Gillian Hale (Mum) > Address", "- 14 Berkeley Road."), ["Gillian"]);
         assert_eq!(asker(&MOTHER, "Mum (Brenda Fairweather)", "- Flat 6, Priory Court."), ["Brenda"]);
         // Not the asker's: another's husband, a colleague's job title, a son named in a sibling's note.
         assert!(asker(&PARTNER, "Deb Kowalski", "- Next door, with her husband Frank.").is_empty());
@@ -748,6 +753,8 @@ mod tests {
         assert_eq!(relative(&SON, "Abena", "Abena Mensah", "- Married to Greg. Son Kojo, 4."), ["Kojo"]);
         assert_eq!(relative(&SON, "Abena", "Memory", "Abena's son Kojo loved it."), ["Kojo"]);
         assert!(relative(&SON, "Abena", "Greg Sullivan", "- Son Kojo, 4.").is_empty());
+        assert_eq!(relative(&SON, "Abena", "Abena Mensah > Family", "- Son Kojo, 4."), ["Kojo"]);
+        assert_eq!(relative(&MOTHER, "Tomasz", "Halina Nowak > Notes", "- Tomasz's mother, 68."), ["Halina"]);
         assert!(relative(&MOTHER, "Tomasz", "Halina Nowak", "- Lives in Kraków.").is_empty());
         // A partner as a person's own note says it; not for any other relation.
         assert_eq!(relative(&PARTNER, "Abena", "Abena Mensah", "- Married to Greg. Son Kojo, 4."), ["Greg"]);
