@@ -348,6 +348,53 @@ fn days_counted_from_a_trip_come_from_the_note_that_dates_it() {
 }
 
 #[test]
+fn a_birthday_is_the_day_memory_gives_it() {
+    let mut items = workspace();
+    items.push(note(
+        "memory",
+        Audience::Private,
+        "Long-term memory",
+        "- Born 12 March 1984 in Leeds.\n- Nell: born 27 June 2012.\n- Allergic to penicillin.",
+        UNDATED,
+    ));
+    let (_d, r) = build(&items, RecallSettings::default());
+    for (q, day, phrase) in [
+        ("What did we do for my birthday?", "2026-03-12", "my birthday"),
+        ("What did I do the day after my birthday?", "2026-03-13", "the day after my birthday"),
+        ("What did we do on Nell's birthday?", "2026-06-27", "Nell's birthday"),
+    ] {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert_eq!(res.query_dates, [format!("{phrase}: {day}..{day}")], "{q}");
+    }
+    let res = ask(&r, "What did we do for my birthday?", Scope::owner(None), NOW());
+    assert_eq!(ids(&res).first(), Some(&"2026-03-12"), "{:?}", ids(&res));
+    assert_eq!(res.hits[0].why.date.as_deref(), Some("2026-03-12 in 'my birthday'"));
+    // Out of the note's scope the birthday is unknown, and without it nothing is made up.
+    let res = ask(&r, "What did we do for my birthday?", Scope::public_only(None), NOW());
+    assert!(res.query_dates.is_empty(), "{:?}", res.query_dates);
+    let (_d, r) = build(&workspace(), RecallSettings::default());
+    let res = ask(&r, "What did we do for my birthday?", Scope::owner(None), NOW());
+    assert!(res.query_dates.is_empty(), "{:?}", res.query_dates);
+    // The line that heads the asker's notes names the asker; the next names a daughter.
+    let mut items = workspace();
+    items.push(note(
+        "memory",
+        Audience::Private,
+        "Long-term memory",
+        "- Tamsin Hale, born 9 March 1988 in Bristol.\n- Zofia, our daughter, born 27 June 2017.",
+        UNDATED,
+    ));
+    let (_d, r) = build(&items, RecallSettings::default());
+    for (q, day, phrase) in [
+        ("What did we do for my birthday?", "2026-03-09", "my birthday"),
+        ("Where did we go for Zofia's birthday?", "2026-06-27", "Zofia's birthday"),
+    ] {
+        let res = ask(&r, q, Scope::owner(None), NOW());
+        assert_eq!(res.query_dates, [format!("{phrase}: {day}..{day}")], "{q}");
+    }
+}
+
+#[test]
 fn the_date_lane_keeps_to_the_scope() {
     let (_d, r) = build(&workspace(), RecallSettings::default());
     let res = ask(&r, "what did I do in mid-March?", Scope::public_only(None), NOW());

@@ -11,6 +11,7 @@
 //! - [`ties`]: the cut to `k`, ties broken by chunk id;
 //! - [`hits`]: the hits read and explained (`why`).
 
+mod birthday;
 mod external;
 mod floor;
 mod fusion;
@@ -572,6 +573,9 @@ impl Recaller {
         let dates = if s.lane_on(lane::DATE) {
             let locales = lanes::date::locales(&s.holidays);
             let mut dates = QueryDates::of(&q.text, q.now, &locales);
+            if let Some(read) = self.birthday_dates(&searcher, q, &locales, &dates) {
+                dates = read;
+            }
             self.event_dates(&searcher, q, &locales, &mut dates);
             dates
         } else {

@@ -442,7 +442,7 @@ fn is_name(word: &str) -> bool {
 }
 
 /// Whether `word` names a relation ("Mum" in "Gillian Hale (Mum)").
-fn is_relation(word: &str) -> bool {
+pub(super) fn is_relation(word: &str) -> bool {
     ASKED.iter().any(|(p, _)| p.eq_ignore_ascii_case(word))
 }
 

@@ -5,6 +5,7 @@
 //! beyond it, [`ANCHOR_FIT`] on the day a range counts from ("October 25" in "the Sunday before
 //! October 25": what was written that day may tell of it), nothing when it is undated.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use cairn_core::{LaneStatus, Millis, UNDATED};
@@ -65,8 +66,48 @@ impl QueryDates {
         QueryDates(ranges.into_iter().filter_map(QueryDate::of).collect())
     }
 
+    /// The date expressions of `text`, `original` with the words at `old` (bytes) written as the
+    /// words at `new` of `text` ("my birthday" as "May 12"), each phrase and span that of `original`:
+    /// a range that takes in any of the new words takes in all of the old ones.
+    pub(in crate::recall) fn substituted(
+        original: &str,
+        text: &str,
+        new: Range<usize>,
+        old: Range<usize>,
+        now: Millis,
+        locales: &[Locale],
+    ) -> Self {
+        let Some(reference) = reference_day(now) else { return QueryDates::default() };
+        let back = |at: usize, inside: usize| {
+            if at <= new.start {
+                at
+            } else if at >= new.end {
+                at - new.end + old.end
+            } else {
+                inside
+            }
+        };
+        let ranges = cairn_dates::resolve(text, reference, locales).into_iter().filter_map(|mut r| {
+            let span = back(r.span.start, old.start)..back(r.span.end, old.end);
+            r.phrase = original.get(span.clone())?.to_owned();
+            r.span = span;
+            Some(r)
+        });
+        QueryDates(ranges.filter_map(QueryDate::of).collect())
+    }
+
     pub(in crate::recall) fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Whether a range was named by words that overlap `span` (bytes of the query).
+    pub(in crate::recall) fn covers(&self, span: &Range<usize>) -> bool {
+        self.0.iter().any(|d| d.range.span.start < span.end && span.start < d.range.span.end)
+    }
+
+    /// The civil day an item is dated (`None` when undated).
+    pub(in crate::recall) fn day_of_item(created: Millis) -> Option<jiff::civil::Date> {
+        date_of_day(day_of(created)?)
     }
 
     /// How well an item dated `created` fits the query's ranges (the best range), with the reason
@@ -151,7 +192,7 @@ pub(in crate::recall) fn locales(names: &[String]) -> Vec<Locale> {
 }
 
 /// The query's reference day: the day of `now` in the system's time zone.
-fn reference_day(now: Millis) -> Option<jiff::civil::Date> {
+pub(in crate::recall) fn reference_day(now: Millis) -> Option<jiff::civil::Date> {
     let ts = jiff::Timestamp::from_millisecond(now).ok()?;
     Some(ts.to_zoned(jiff::tz::TimeZone::system()).date())
 }
