@@ -96,6 +96,10 @@ struct Asked {
 
 /// The first birthday `text` names (see the module docs).
 fn asked(text: &str) -> Option<Asked> {
+    // Most prompts name none: one pass over the bytes before the pattern runs.
+    if !text.as_bytes().windows(8).any(|w| w.eq_ignore_ascii_case(b"birthday")) {
+        return None;
+    }
     let c = ASKED.captures(text)?;
     let whose = match c.get(1) {
         Some(name) => Whose::Named(name.as_str().to_owned()),
