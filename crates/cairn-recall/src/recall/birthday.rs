@@ -72,9 +72,12 @@ fn told_in(
         return said;
     }
     // The line that heads the asker's notes: the first to say when someone was born.
-    let first =
-        hit.text.lines().find(|line| BORN.is_match(line) && day_in(line, reference, locales).is_some())?;
-    names_no_one_else(first).then(|| day_in(first, reference, locales)).flatten()
+    let (first, day) = hit
+        .text
+        .lines()
+        .filter(|line| BORN.is_match(line))
+        .find_map(|line| Some((line, day_in(line, reference, locales)?)))?;
+    names_no_one_else(first).then_some(day)
 }
 
 /// "my birthday" in a line.
@@ -122,31 +125,16 @@ fn tells(whose: &Whose, owner: Option<&str>, line: &str) -> bool {
     match whose {
         Whose::Mine => owner.is_none() && (MINE.is_match(line) || key),
         Whose::Named(name) => {
-            let lower = line.to_lowercase();
             let names = line.split(|c: char| !c.is_alphanumeric()).any(|w| w == name);
-            (names && (lower.contains("birthday") || lower.contains("born"))) || (owner == Some(name) && key)
+            (names && BORN.is_match(line)) || (owner == Some(name) && key)
         }
     }
 }
 
-/// `month` and `day` written as a prompt would ("May 12").
+/// `month` and `day` written as a prompt would ("May 12"): jiff's own month names, in a leap year so
+/// that 29 February is a day too.
 fn written(month: i8, day: i8) -> Option<String> {
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    let name = MONTHS.get(usize::try_from(month).ok()?.checked_sub(1)?)?;
-    Some(format!("{name} {day}"))
+    Some(Date::new(2000, month, day).ok()?.strftime("%B %-d").to_string())
 }
 
 impl Recaller {
@@ -218,6 +206,7 @@ mod tests {
         assert!(tells(&nell, Some("Nell"), "- Birthday: 3 March"));
         assert!(!tells(&nell, Some("Colin"), "- Birthday: 9 June"));
         assert!(!tells(&nell, None, "- Nell starts school in March."));
+        assert!(!tells(&nell, None, "- Nell was stubborn about March."));
         // The line that heads the asker's notes, naming no one else.
         assert!(names_no_one_else("- Harriet Mensah, born 3 March 1987 in Sheffield."));
         assert!(!names_no_one_else("- Zofia, our daughter, born 15 November 2017."));
@@ -236,6 +225,7 @@ mod tests {
         assert_eq!(day_in("- Birthday: 3 March", reference, &us), Some((3, 3)));
         assert_eq!(day_in("- Born in Pittsburgh.", reference, &us), None);
         assert_eq!(written(5, 12).as_deref(), Some("May 12"));
+        assert_eq!(written(2, 29).as_deref(), Some("February 29"));
         assert_eq!(written(13, 1), None);
     }
 }

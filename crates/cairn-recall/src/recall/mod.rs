@@ -2,7 +2,8 @@
 //! types (query, result, settings, lane names) and [`Recaller::recall`], which runs the steps of a
 //! recall in order; each step lives with its concept:
 //!
-//! - [`lanes`]: the lexical, vector, tag, recency and date lanes, each finding candidates in scope;
+//! - [`lanes`]: the lexical, vector, tag, recency and date lanes, each finding candidates in scope
+//!   (the date lane with a birthday the prompt names read as its day: [`birthday`]);
 //! - [`topn`]: the candidates' order and the bounded pools the lanes fill;
 //! - [`read_ahead`]: hits read from the doc store, ahead on the helper thread when a recall runs alone;
 //! - [`fusion`]: the lanes' candidates fused into one ranked list (calibrated, min-max or RRF,
