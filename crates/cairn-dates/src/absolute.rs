@@ -124,20 +124,27 @@ impl Scanner<'_> {
     }
 
     /// "the 12th" alone (no word after it, so not "the 3rd floor"): that day of the reference month,
-    /// or of the latest month before it that has such a day on or before the reference day.
+    /// or of the latest month before it that has such a day on or before the reference day. After a
+    /// weekday ("Monday the 9th", "Fri, the 13th"), the latest such day that falls on that weekday
+    /// (within the two years before the reference day).
     pub(crate) fn the_nth(&self, i: usize) -> Option<Hit> {
+        let (weekday, i) = match self.lex(i) {
+            Lex::Weekday { day, .. } => (Some(day), self.skip(i + 1, b',')),
+            _ => (None, i),
+        };
         if !self.is(i, Lex::The) || self.is_word(i + 2) {
             return None;
         }
         let (value @ 1..=31, 1..=2, true) = self.num(i + 1)? else { return None };
         let d = i8::try_from(value).ok()?;
         let r = self.reference;
-        (0..12)
+        let months = if weekday.is_some() { 24 } else { 12 };
+        (0..months)
             .filter_map(|back| {
                 let (y, m) = calendar::shift_month(r.year(), r.month(), -back)?;
                 Date::new(y, m, d).ok()
             })
-            .find(|date| *date <= r)
+            .find(|date| *date <= r && weekday.is_none_or(|w| date.weekday() == w))
             .map(|date| Hit::new(i + 2, day(date)))
     }
 

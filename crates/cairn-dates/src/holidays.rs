@@ -29,8 +29,8 @@ pub struct Holiday {
     pub name: &'static str,
     /// A public (federal or bank) holiday; false for the observances that are named in prompts but
     /// are not days off: Christmas Eve, New Year's Eve, Easter Sunday, Valentine's Day, St Patrick's
-    /// Day, Mother's Day (Mothering Sunday in the UK), Father's Day, Halloween, Bonfire Night and
-    /// Black Friday.
+    /// Day, Mother's Day (Mothering Sunday in the UK), Father's Day, Halloween, Bonfire Night, Black
+    /// Friday, Shrove Tuesday, Ash Wednesday, Palm Sunday, Maundy Thursday and Remembrance Sunday.
     pub public: bool,
 }
 
@@ -68,6 +68,16 @@ pub(crate) enum HolidayId {
     BonfireNight,
     /// The day after US Thanksgiving (a shopping day in both locales).
     BlackFriday,
+    /// Shrove Tuesday ("Pancake Day"): 47 days before Easter Sunday.
+    ShroveTuesday,
+    /// The day after Shrove Tuesday.
+    AshWednesday,
+    /// The Sunday before Easter.
+    PalmSunday,
+    /// The Thursday before Easter.
+    MaundyThursday,
+    /// The UK's day of remembrance: the second Sunday of November.
+    RemembranceSunday,
 }
 
 /// Each locale's holidays, with the first year each was public (`None`: an observance, not a day off).
@@ -92,6 +102,10 @@ const US: &[(HolidayId, Option<i16>)] = &[
     (HolidayId::FathersDay, None),
     (HolidayId::Halloween, None),
     (HolidayId::BlackFriday, None),
+    (HolidayId::ShroveTuesday, None),
+    (HolidayId::AshWednesday, None),
+    (HolidayId::PalmSunday, None),
+    (HolidayId::MaundyThursday, None),
 ];
 
 const UK: &[(HolidayId, Option<i16>)] = &[
@@ -114,6 +128,11 @@ const UK: &[(HolidayId, Option<i16>)] = &[
     (HolidayId::Halloween, None),
     (HolidayId::BonfireNight, None),
     (HolidayId::BlackFriday, None),
+    (HolidayId::ShroveTuesday, None),
+    (HolidayId::AshWednesday, None),
+    (HolidayId::PalmSunday, None),
+    (HolidayId::MaundyThursday, None),
+    (HolidayId::RemembranceSunday, None),
 ];
 
 /// Bank holidays in England and Wales that were declared for one year only.
@@ -232,6 +251,11 @@ impl HolidayId {
             HolidayId::Halloween => "Halloween",
             HolidayId::BonfireNight => "Bonfire Night",
             HolidayId::BlackFriday => "Black Friday",
+            HolidayId::ShroveTuesday => "Shrove Tuesday",
+            HolidayId::AshWednesday => "Ash Wednesday",
+            HolidayId::PalmSunday => "Palm Sunday",
+            HolidayId::MaundyThursday => "Maundy Thursday",
+            HolidayId::RemembranceSunday => "Remembrance Sunday",
         }
     }
 
@@ -280,6 +304,11 @@ impl HolidayId {
             HolidayId::Halloween => ymd(10, 31),
             HolidayId::BonfireNight => ymd(11, 5),
             HolidayId::BlackFriday => crate::calendar::add_days(nth(11, 4, Thursday)?, 1),
+            HolidayId::ShroveTuesday => easter(-47),
+            HolidayId::AshWednesday => easter(-46),
+            HolidayId::PalmSunday => easter(-7),
+            HolidayId::MaundyThursday => easter(-3),
+            HolidayId::RemembranceSunday => nth(11, 2, Sunday),
         }
     }
 }

@@ -53,6 +53,7 @@ pub(crate) enum Lex {
     Night,
     /// "morning", "afternoon", "evening".
     DayPart,
+    /// "ago", "back".
     Ago,
     Last,
     This,
@@ -167,6 +168,13 @@ pub(crate) enum Lex {
     Bonfire,
     Guy,
     Fawkes,
+    Shrove,
+    /// "pancake": Pancake Day.
+    Pancake,
+    Ash,
+    Palm,
+    Maundy,
+    Remembrance,
     /// "my", "your", "his", "her", "our", "their": "my mother's day" is not Mother's Day.
     Possessor,
 }
@@ -186,10 +194,13 @@ static WORDS: &[(&str, Lex)] = {
         ("and", And),
         ("apr", Month { month: 4, full: false }),
         ("april", Month { month: 4, full: true }),
+        ("ash", Ash),
         ("at", At),
         ("aug", Month { month: 8, full: false }),
         ("august", Month { month: 8, full: true }),
         ("autumn", Season(9)),
+        // "three weeks back".
+        ("back", Ago),
         ("bank", Bank),
         ("before", Before),
         ("beginning", Start),
@@ -279,6 +290,7 @@ static WORDS: &[(&str, Lex)] = {
         ("mar", Month { month: 3, full: false }),
         ("march", Month { month: 3, full: true }),
         ("martin", Martin),
+        ("maundy", Maundy),
         ("may", Month { month: 5, full: true }),
         ("memorial", Memorial),
         ("mid", Mid),
@@ -312,6 +324,8 @@ static WORDS: &[(&str, Lex)] = {
         ("our", Possessor),
         ("over", Over),
         ("paddy", Patrick),
+        ("palm", Palm),
+        ("pancake", Pancake),
         ("past", Past),
         ("patrick", Patrick),
         ("patty", Patrick),
@@ -325,6 +339,7 @@ static WORDS: &[(&str, Lex)] = {
         ("q3", QuarterName(3)),
         ("q4", QuarterName(4)),
         ("quarter", Quarter),
+        ("remembrance", Remembrance),
         ("run", Run),
         ("runup", RunUp),
         ("saint", Saint),
@@ -340,6 +355,7 @@ static WORDS: &[(&str, Lex)] = {
         ("seventeenth", Ordinal(17)),
         ("seventh", Ordinal(7)),
         ("several", Few),
+        ("shrove", Shrove),
         ("since", Since),
         ("six", Cardinal(6)),
         ("sixteen", Cardinal(16)),

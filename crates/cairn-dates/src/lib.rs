@@ -25,7 +25,8 @@
 //!   `12th of March`, `the fourth of July`, `March the 12th`, with or without a weekday before them
 //!   (`Tuesday 3 March`, `on Tuesday, March 3rd`: the date wins, the weekday is not checked).
 //!   `the 12th` alone (no word after it, so not "the 3rd floor") is that day of the reference month,
-//!   or of the month before if it is still ahead; `the 12th of last month`, `the 3rd of next month`.
+//!   or of the month before if it is still ahead; `the 12th of last month`, `the 3rd of next month`;
+//!   after a weekday (`Monday the 9th`, `Fri, the 13th`) the latest such day that falls on it.
 //!   An impossible day ("31 February 2026") leaves the month.
 //! - **Numeric day/month**: `12/03/2026` reads as day/month when only [`Locale::Uk`] is configured, as
 //!   month/day when only [`Locale::Us`] is; with both (or neither) only when one reading is impossible
@@ -41,7 +42,8 @@
 //! - **Months, seasons, years**: `March`, `March 2026`, `2026-03`, `last month`, `this month`, `last
 //!   March`, `summer 2025`, `last summer`, `in the fall` (meteorological northern seasons: spring is
 //!   March–May, summer June–August, autumn or fall September–November, winter December–February,
-//!   named by the year it starts in), `March last year`, `summer of next year`, `in 2026`, `the year
+//!   named by the year it starts in; `this winter` is the one under way, else this year's, but in a
+//!   prompt about the past, "did", "was", one not yet begun is the one before), `March last year`, `summer of next year`, `in 2026`, `the year
 //!   2026`, `last year`, `this year`, `Q1 2026`, `Q3` and `the third quarter` (without a year, like a
 //!   month), `last quarter`. A four-digit number alone is not a year: it needs a word such as "in",
 //!   "during", "since", "of" before it (and then reads as a year only from 1900 to 2199).
@@ -61,10 +63,11 @@
 //!   night`, `tomorrow`, `the day before yesterday`, `three days ago` (that day), `two weeks ago`
 //!   (that Monday–Sunday week), `a fortnight ago` (the week 14 days back), `a month ago` (that
 //!   month), `two years ago` (that year), `two weekends ago` (last weekend, a week earlier), `a few
-//!   days ago` and `several days ago` (six to two days back), `a few weeks ago` (the Monday four
+//!   days ago` and `several days ago` (six to two days back; "back" for "ago" too: `three weeks
+//!   back`), `a few weeks ago` (the Monday four
 //!   weeks back to the Sunday two weeks back), `the other day` (the seven days before), `the other
 //!   week` (the week before last), `last week` and `this week` (Monday–Sunday), `the week before
-//!   last`, `the Friday before last`, `last weekend` (the latest Saturday–Sunday that ended before
+//!   last`, `the Friday before last`, `the month before last`, `the year before last`, `last weekend` (the latest Saturday–Sunday that ended before
 //!   the reference day; also `over`, `at` or `on the weekend`, which in a prompt about the future is
 //!   the coming one and in one about habits, "usually", nothing), `this weekend` (the Saturday–Sunday of the reference week), `last Tuesday`, `Tuesday`, `on Tuesday`
 //!   (the latest Tuesday strictly before the reference day: the reference day itself would be
@@ -80,7 +83,9 @@
 //!   August bank holiday`, `Easter`; and observances, read the same way: `Valentine's Day`, `St
 //!   Patrick's Day`, `Mother's Day` (US: second Sunday of May; with only the UK, or `Mothering
 //!   Sunday`: three weeks before Easter), `Father's Day` (third Sunday of June), `Halloween`,
-//!   `Bonfire Night` or `Guy Fawkes Night` (UK). `Easter weekend` is Good Friday to Easter Monday;
+//!   `Bonfire Night` or `Guy Fawkes Night` and `Remembrance Sunday` (UK: second Sunday of November),
+//!   `Shrove Tuesday` or `Pancake Day`, `Ash Wednesday`, `Palm Sunday`, `Maundy Thursday` (47, 46, 7
+//!   and 3 days before Easter Sunday). `Easter weekend` is Good Friday to Easter Monday;
 //!   `<holiday> weekend` and `the weekend of <holiday>` otherwise the nearest Saturday–Sunday
 //!   stretched to take in the holiday and the day it is observed (Labor Day weekend:
 //!   Saturday–Monday); `the day after <holiday>`; `Christmas week` (its Monday–Sunday week);

@@ -119,6 +119,22 @@ impl Scanner<'_> {
             }
             Lex::Father => then_day(H::FathersDay, i + 1),
             Lex::Bonfire if self.is(i + 1, Lex::Night) => Some((H::BonfireNight, i + 2)),
+            Lex::Shrove if self.is(i + 1, Lex::Weekday { day: Weekday::Tuesday, full: true }) => {
+                Some((H::ShroveTuesday, i + 2))
+            }
+            Lex::Pancake => then_day(H::ShroveTuesday, i + 1),
+            Lex::Ash if self.is(i + 1, Lex::Weekday { day: Weekday::Wednesday, full: true }) => {
+                Some((H::AshWednesday, i + 2))
+            }
+            Lex::Palm if self.is(i + 1, Lex::Weekday { day: Weekday::Sunday, full: true }) => {
+                Some((H::PalmSunday, i + 2))
+            }
+            Lex::Maundy if self.is(i + 1, Lex::Weekday { day: Weekday::Thursday, full: true }) => {
+                Some((H::MaundyThursday, i + 2))
+            }
+            Lex::Remembrance if self.is(i + 1, Lex::Weekday { day: Weekday::Sunday, full: true }) => {
+                Some((H::RemembranceSunday, i + 2))
+            }
             Lex::Guy if self.is(i + 1, Lex::Fawkes) && (self.is(i + 2, Lex::Night) || day(i + 2)) => {
                 Some((H::BonfireNight, i + 3))
             }

@@ -146,7 +146,8 @@ impl Scanner<'_> {
     /// A season (meteorological, northern hemisphere: spring is March–May, summer June–August,
     /// autumn or fall September–November, winter December–February, named by the year it starts
     /// in): "summer 2025", "the summer of 2025", "last summer" (the latest one already over),
-    /// "this summer" (the one under way, or else this year's), "next summer". Alone ("spring
+    /// "this summer" (the one under way, or else this year's; in a prompt about the past, the one
+    /// before a season not yet begun), "next summer". Alone ("spring
     /// cleaning", "prices fall") it needs `context` or a word such as "in", "during", "over" before
     /// it, "the" allowed between ("over the summer").
     fn season_ref(&self, i: usize, context: bool) -> Option<(Period, usize)> {
@@ -158,10 +159,15 @@ impl Scanner<'_> {
                 -1 => (0..=2)
                     .filter_map(|back| r.year().checked_sub(back))
                     .find(|y| of_year(start)(*y).is_some_and(|s| s.1 < r))?,
+                // In a prompt about the past, this year's season not yet begun is the one before it.
                 0 => [r.year(), r.year().checked_sub(1)?]
                     .into_iter()
                     .find(|y| of_year(start)(*y).is_some_and(|s| s.0 <= r && r <= s.1))
-                    .unwrap_or(r.year()),
+                    .unwrap_or(if self.past && of_year(start)(r.year()).is_some_and(|s| s.0 > r) {
+                        r.year().checked_sub(1)?
+                    } else {
+                        r.year()
+                    }),
                 _ => calendar::earliest_after(r, of_year(start))?.0.year(),
             };
             return Some((Period::Season { year: Some(year), start }, i + 2));

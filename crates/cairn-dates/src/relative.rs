@@ -237,7 +237,7 @@ impl Scanner<'_> {
     /// "the past week", "the last month", "the past 3 days", "the past fortnight", "the past few days",
     /// "these past few days" (windows ending on the reference day); "the previous week" (the calendar
     /// week before this one); "the week before last", "the weekend before last", "the Friday before
-    /// last"; "over the weekend" (last weekend, or the coming one about the future); "the other day" (the
+    /// last", "the month before last", "the year before last"; "over the weekend" (last weekend, or the coming one about the future); "the other day" (the
     /// week before the reference day), "the other week" (the week before last; neither after "one" in
     /// the four words before: "one week on, the other week off").
     fn the_past(&self, i: usize) -> Option<Hit> {
@@ -275,6 +275,19 @@ impl Scanner<'_> {
                 if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) =>
             {
                 Some(Hit::new(i + 4, calendar::week_of(add_days(r, -14)?)?))
+            }
+            // "the month before last", "the year before last": the calendar month or year two back.
+            Lex::Unit { unit: Unit::Month, plural: false }
+                if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) =>
+            {
+                let first = r.first_of_month().checked_sub(Span::new().months(2)).ok()?;
+                Some(Hit::new(i + 4, (first, first.last_of_month())))
+            }
+            Lex::Unit { unit: Unit::Year, plural: false }
+                if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) =>
+            {
+                let year = r.year().checked_sub(2)?;
+                Some(Hit::new(i + 4, (Date::new(year, 1, 1).ok()?, Date::new(year, 12, 31).ok()?)))
             }
             Lex::Weekend if self.is(i + 2, Lex::Before) && self.is(i + 3, Lex::Last) => {
                 let sunday = add_days(calendar::weekday_before(r, Weekday::Sunday)?, -7)?;

@@ -41,6 +41,8 @@ pub(crate) struct Scanner<'a> {
     pub(crate) ahead: bool,
     /// The prompt asks about habits ([`tense::habitual`]): "the weekend" is any weekend.
     pub(crate) habitual: bool,
+    /// The prompt speaks in the past ([`tense::past`]): "this winter" in June is the one just gone.
+    pub(crate) past: bool,
 }
 
 /// Finds the date expressions of `text`: each one's span (bytes), days and anchor, in order.
@@ -57,6 +59,7 @@ pub(crate) fn scan(
         locales,
         ahead: crate::tense::ahead(text),
         habitual: crate::tense::habitual(text),
+        past: crate::tense::past(text),
     };
     let mut i = 0;
     while i < toks.len() {

@@ -36,6 +36,11 @@ pub(crate) fn ahead(text: &str) -> bool {
         || words.windows(2).any(|p| p[0] == "going" && p[1] == "to")
 }
 
+/// Whether `text` speaks in the past: it holds a past auxiliary ("did", "was", "had" …).
+pub(crate) fn past(text: &str) -> bool {
+    words(&lower(text)).iter().any(|w| PAST.contains(w))
+}
+
 /// Whether `text` asks about habits ("what do I usually do at the weekend?").
 pub(crate) fn habitual(text: &str) -> bool {
     words(&lower(text)).iter().any(|w| HABITUAL.contains(w))

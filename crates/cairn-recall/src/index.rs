@@ -19,10 +19,11 @@ use tantivy::{Index, IndexSettings, TantivyDocument, Term};
 use crate::analyzer::{CairnTokenizer, TOKENIZER_NAME};
 use crate::error::{Error, Result};
 use crate::implied::implied_words;
+use crate::mentions::mentioned_days;
 
 /// Version of the index layout (fields, tokenizer). Bump on any change to either: old indexes are then
 /// reported as [`Error::SchemaMismatch`] and rebuilt from the store.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// File written next to the tantivy files, naming the layout version.
 const MARKER_FILE: &str = "cairn-recall.json";
@@ -63,6 +64,8 @@ pub(crate) struct Fields {
     /// [`order_key`] of the item id, and of the id of the item before it in its sequence (0: none).
     pub item_key: Field,
     pub previous_key: Field,
+    /// The days the chunk's text names with their year ([`mentioned_days`]), as [`F_CREATED_AT`] is.
+    pub mentions: Field,
 }
 
 pub(crate) const F_CHUNK_ID: &str = "chunk_id";
@@ -76,6 +79,8 @@ pub(crate) const F_ORDER_KEY: &str = "order_key";
 /// Fast u64s linking consecutive turns: the item's key, and its previous item's key (0: none).
 pub(crate) const F_ITEM_KEY: &str = "item_key";
 pub(crate) const F_PREVIOUS_KEY: &str = "previous_key";
+/// A fast multi-valued i64: the days a chunk names ([`Fields::mentions`]).
+pub(crate) const F_MENTIONS: &str = "mentions";
 
 /// The key of an item in [`F_ITEM_KEY`] / [`F_PREVIOUS_KEY`]: never 0, which means "none".
 pub(crate) fn sequence_key(item_id: &str) -> u64 {
@@ -136,6 +141,7 @@ fn schema() -> (Schema, Fields) {
         ),
         item_key: b.add_u64_field(F_ITEM_KEY, NumericOptions::default().set_fast()),
         previous_key: b.add_u64_field(F_PREVIOUS_KEY, NumericOptions::default().set_fast()),
+        mentions: b.add_i64_field(F_MENTIONS, NumericOptions::default().set_fast()),
     };
     let ids = [
         (fields.chunk_id, FieldId::CHUNK_ID),
@@ -413,6 +419,9 @@ impl ChunkWriter {
             doc.add_u64(f.order_key, order_key(&chunk.id));
             doc.add_u64(f.item_key, sequence_key(&item.id));
             doc.add_u64(f.previous_key, item.previous().map_or(0, sequence_key));
+            for day in mentioned_days(&chunk.text) {
+                doc.add_i64(f.mentions, day);
+            }
             self.writer.add_document(doc).map_err(Error::engine("add document"))?;
         }
         Ok(())

@@ -68,6 +68,7 @@ mod error;
 pub mod eval;
 mod implied;
 mod index;
+mod mentions;
 mod recall;
 mod short_forms;
 mod stats;

@@ -404,6 +404,44 @@ fn the_date_lane_keeps_to_the_scope() {
 }
 
 #[test]
+fn an_undated_note_that_names_a_day_is_found_by_it_and_stays_undated() {
+    let mut items = workspace();
+    items.push(note(
+        "health",
+        Audience::Private,
+        "Health",
+        "- Allergic to penicillin.\n- Flu jab done at the pharmacy, 14 March 2026.",
+        UNDATED,
+    ));
+    items.push(note(
+        "insurance",
+        Audience::Public,
+        "Car insurance",
+        "Renewed with Harbour Mutual on 13 March 2026; the policy runs a year.",
+        UNDATED,
+    ));
+    let (_d, r) = build(&items, RecallSettings::default());
+    let res = ask(&r, "what did I do in mid-March?", Scope::owner(None), NOW());
+    let hit = |id: &str| res.hits.iter().find(|h| h.item_id == id);
+    let health = hit("health").expect("the note naming 14 March");
+    let why = health.why.date.as_deref().unwrap();
+    assert!(why.contains("names 2026-03-14 in 'mid-March'"), "{why}");
+    // A day named fits below a day of one's own.
+    let named = health.parts.get(lane::DATE).copied().unwrap_or(0.0);
+    let own = hit("2026-03-14").unwrap().parts.get(lane::DATE).copied().unwrap_or(0.0);
+    assert!(named > 0.0 && named < own, "{named} against {own}");
+    // Naming a day does not date the note: no recency, and a range it does not name leaves it out.
+    assert_eq!(health.parts.get("recency").copied().unwrap_or(0.0), 0.0, "{:?}", health.parts);
+    let res = ask(&r, "what did I do last week", Scope::owner(None), NOW());
+    assert!(!ids(&res).contains(&"health"), "{:?}", ids(&res));
+    // The days a private note names stay private.
+    let res = ask(&r, "what did I do in mid-March?", Scope::public_only(None), NOW());
+    let mut got = ids(&res);
+    got.sort_unstable();
+    assert_eq!(got, ["2026-03-15-public", "insurance"]);
+}
+
+#[test]
 fn undated_notes_get_no_recency() {
     let (_d, r) = build(&workspace(), RecallSettings::default());
     let res = ask(&r, "allotment broad beans garlic", Scope::owner(None), NOW());

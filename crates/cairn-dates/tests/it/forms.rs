@@ -122,8 +122,15 @@ fn weekday_with_a_date() {
             ("Tuesday the 3rd of March", "Tuesday the 3rd of March", "2026-03-03", "2026-03-03"),
             // The date wins over a weekday that disagrees.
             ("Friday 3 March", "Friday 3 March", "2026-03-03", "2026-03-03"),
+            // A weekday and a day of the month: the latest such day on that weekday.
+            ("on Monday the 9th", "Monday the 9th", "2026-03-09", "2026-03-09"),
+            ("Friday the 13th", "Friday the 13th", "2026-03-13", "2026-03-13"),
+            ("Tue, the 30th", "Tue, the 30th", "2026-06-30", "2026-06-30"),
+            ("Sunday the 28th", "Sunday the 28th", "2026-06-28", "2026-06-28"),
         ],
     );
+    // Not a date: "the 9th floor".
+    assert_eq!(found("Monday the 9th floor", REF, BOTH)[0].0, "Monday");
 }
 
 #[test]
@@ -203,6 +210,10 @@ fn seasons() {
             ("autumn 2024", "autumn 2024", "2024-09-01", "2024-11-30"),
             ("winter 2025", "winter 2025", "2025-12-01", "2026-02-28"),
             ("last winter", "last winter", "2025-12-01", "2026-02-28"),
+            // In a prompt about the past, a season not yet begun this year is the one before.
+            ("what did we do this winter?", "this winter", "2025-12-01", "2026-02-28"),
+            ("what will we do this winter?", "this winter", "2026-12-01", "2027-02-28"),
+            ("what did we do this spring?", "this spring", "2026-03-01", "2026-05-31"),
             ("early summer", "early summer", "2026-06-01", "2026-06-30"),
             ("late summer 2025", "late summer 2025", "2025-08-01", "2025-08-31"),
             ("the end of summer", "the end of summer", "2025-08-01", "2025-08-31"),
@@ -293,6 +304,10 @@ fn relative_to_the_reference_day() {
             ("this week", "this week", "2026-06-29", "2026-07-05"),
             ("next week", "next week", "2026-07-06", "2026-07-12"),
             ("the week before last", "the week before last", "2026-06-15", "2026-06-21"),
+            ("the month before last", "the month before last", "2026-04-01", "2026-04-30"),
+            ("the year before last", "the year before last", "2024-01-01", "2024-12-31"),
+            ("three days back", "three days back", "2026-06-27", "2026-06-27"),
+            ("a couple of weeks back", "a couple of weeks back", "2026-06-15", "2026-06-21"),
             ("last month", "last month", "2026-05-01", "2026-05-31"),
             ("this month", "this month", "2026-06-01", "2026-06-30"),
             ("last weekend", "last weekend", "2026-06-27", "2026-06-28"),
@@ -780,10 +795,29 @@ fn observances() {
             ("Father's Day", "Father's Day", "2026-06-21", "2026-06-21"),
             ("Bonfire Night", "Bonfire Night", "2025-11-05", "2025-11-05"),
             ("Guy Fawkes Night 2024", "Guy Fawkes Night 2024", "2024-11-05", "2024-11-05"),
+            // The second Sunday of November.
+            ("Remembrance Sunday", "Remembrance Sunday", "2025-11-09", "2025-11-09"),
+            ("Remembrance Sunday 2024", "Remembrance Sunday 2024", "2024-11-10", "2024-11-10"),
             ("Valentine's Day", "Valentine's Day", "2026-02-14", "2026-02-14"),
             ("Halloween", "Halloween", "2025-10-31", "2025-10-31"),
         ],
     );
+    // Easter's moveable days before it (Easter Sunday 2026 is 5 April, 2025's 20 April).
+    table(
+        REF,
+        BOTH,
+        &[
+            ("Shrove Tuesday", "Shrove Tuesday", "2026-02-17", "2026-02-17"),
+            ("on Pancake Day", "Pancake Day", "2026-02-17", "2026-02-17"),
+            ("Pancake Day 2025", "Pancake Day 2025", "2025-03-04", "2025-03-04"),
+            ("Ash Wednesday", "Ash Wednesday", "2026-02-18", "2026-02-18"),
+            ("Palm Sunday", "Palm Sunday", "2026-03-29", "2026-03-29"),
+            ("Maundy Thursday 2025", "Maundy Thursday 2025", "2025-04-17", "2025-04-17"),
+        ],
+    );
+    // "ash" and "palm" alone are words: the weekday after them is a weekday.
+    assert_eq!(found("ash on Wednesday", REF, BOTH)[0].0, "Wednesday");
+    assert!(found("Remembrance Sunday", REF, &[Us]).is_empty());
     // With both locales "Mother's Day" is the US one; "Mothering Sunday" the UK one.
     table(
         REF,

@@ -159,6 +159,15 @@ fn observances_are_dated_and_not_public() {
         (2024, Us, "Black Friday", "2024-11-29"),
         (2025, Uk, "Black Friday", "2025-11-28"),
         (2026, Us, "Black Friday", "2026-11-27"),
+        // Easter Sunday minus 47, 46, 7 and 3 days (Easter 2024: 31 March; 2027: 28 March).
+        (2024, Us, "Shrove Tuesday", "2024-02-13"),
+        (2027, Uk, "Shrove Tuesday", "2027-02-09"),
+        (2024, Uk, "Ash Wednesday", "2024-02-14"),
+        (2024, Us, "Palm Sunday", "2024-03-24"),
+        (2027, Uk, "Maundy Thursday", "2027-03-25"),
+        // The second Sunday of November.
+        (2023, Uk, "Remembrance Sunday", "2023-11-12"),
+        (2026, Uk, "Remembrance Sunday", "2026-11-08"),
     ];
     for (year, locale, name, want) in cases {
         assert_eq!(day_of(year, locale, name), d(want), "{name} {year}");
@@ -172,6 +181,11 @@ fn observances_are_dated_and_not_public() {
         "Halloween",
         "Bonfire Night",
         "Black Friday",
+        "Shrove Tuesday",
+        "Ash Wednesday",
+        "Palm Sunday",
+        "Maundy Thursday",
+        "Remembrance Sunday",
     ];
     for locale in Locale::ALL {
         for h in holidays(2026, locale).iter().filter(|h| observances.contains(&h.name)) {

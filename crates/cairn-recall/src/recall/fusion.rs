@@ -21,7 +21,7 @@ use super::profile::{PROFILE, PROFILE_PART, PROFILE_WEIGHT};
 use super::world::World;
 use super::{Calibration, Fusion, Recaller, floor, lane, quantize};
 use crate::error::{Error, Result};
-use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_PREVIOUS_KEY, F_TAGS};
+use crate::index::{F_CHUNK_ID, F_CREATED_AT, F_ITEM_KEY, F_MENTIONS, F_PREVIOUS_KEY, F_TAGS};
 
 /// A fused candidate: its score, its address and its parts (by lane name, and `neighbour`).
 pub(super) type Fused = (f32, DocAddress, BTreeMap<String, f32>);
@@ -64,7 +64,8 @@ impl Spans {
 }
 
 impl Recaller {
-    /// Fills `matched_tags`, `recency` and `date_fit` of every candidate from fast fields.
+    /// Fills `matched_tags`, `recency` and `date_fit` (the item's date, or a day it names) of every
+    /// candidate from fast fields.
     pub(super) fn annotate(
         &self,
         searcher: &Searcher,
@@ -82,6 +83,11 @@ impl Recaller {
             let reader = searcher.segment_reader(ord);
             let ff = reader.fast_fields();
             let created = ff.i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
+            let named = if dates.is_empty() {
+                None
+            } else {
+                Some(ff.i64(F_MENTIONS).map_err(Error::engine("read fast field"))?)
+            };
             let tags_col =
                 if need_tags { ff.str(F_TAGS).map_err(Error::engine("read fast field"))? } else { None };
             let tag_ords: Vec<Option<u64>> = match &tags_col {
@@ -92,8 +98,8 @@ impl Recaller {
                 let c = cands.get_mut(&addr).expect("candidate exists");
                 let at = created.first(addr.doc_id).unwrap_or(cairn_core::UNDATED);
                 c.recency = decay.of(at);
-                if !dates.is_empty() {
-                    c.date_fit = dates.fit(at);
+                if let Some(named) = &named {
+                    c.date_fit = dates.best_fit(at, named.values_for_doc(addr.doc_id));
                 }
                 if let Some(col) = &tags_col {
                     let doc_ords: Vec<u64> = col.term_ords(addr.doc_id).collect();

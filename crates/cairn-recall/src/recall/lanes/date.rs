@@ -3,7 +3,10 @@
 //! chunks in scope dated within them. Every candidate, whichever lane found it, gets its fit
 //! ([`QueryDates::fit`]): 1 within a range, falling to 0 a range's half-length (at least a day)
 //! beyond it, [`ANCHOR_FIT`] on the day a range counts from ("October 25" in "the Sunday before
-//! October 25": what was written that day may tell of it), nothing when it is undated.
+//! October 25": what was written that day may tell of it), nothing when it is undated. A chunk that
+//! names a day with its year in its text ("Flu jab done, 7 October 2024": `mentions.rs`) fits as that
+//! day would, times [`MENTION_FIT`], so the dated items of a range come first and the notes that tell
+//! of a day in it come with them.
 
 use std::ops::Range;
 use std::time::Instant;
@@ -15,7 +18,8 @@ use tantivy::{DocAddress, Searcher};
 use super::lexical::Scoring;
 use super::{Found, SegmentScope};
 use crate::error::{Error, Result};
-use crate::index::{F_CREATED_AT, F_ORDER_KEY, StoredHit};
+use crate::index::{F_CREATED_AT, F_MENTIONS, F_ORDER_KEY, StoredHit};
+use crate::mentions::names_year;
 use crate::recall::topn::Scored;
 use crate::recall::{RecallQuery, Recaller, lane};
 
@@ -23,6 +27,10 @@ const MS_PER_DAY: i64 = 86_400_000;
 
 /// The fit of an item dated on the day a range counts from.
 const ANCHOR_FIT: f32 = 0.5;
+
+/// What a day a chunk names counts for, beside the chunk's own date: the note that tells of a day
+/// comes after the items dated on it.
+pub(in crate::recall) const MENTION_FIT: f32 = 0.5;
 
 /// A date range of the query, in days since the epoch (inclusive), with the words that named it.
 #[derive(Debug, Clone)]
@@ -144,6 +152,26 @@ impl QueryDates {
         Some((fit, format!("{date} {relation} '{}'", d.phrase)))
     }
 
+    /// How well the days a chunk names (`days`, stored as items' days are) fit the query's ranges:
+    /// the best one's fit times [`MENTION_FIT`], with the reason (`names 2024-10-07, in 'this
+    /// autumn'`); `None` when none fits.
+    pub(in crate::recall) fn fit_named(&self, days: impl Iterator<Item = Millis>) -> Option<(f32, String)> {
+        let (fit, why) = days.filter_map(|d| self.fit(d)).max_by(|a, b| a.0.total_cmp(&b.0))?;
+        Some((fit * MENTION_FIT, format!("names {why}")))
+    }
+
+    /// The better of an item's own fit (dated `created`) and the fit of the days it names.
+    pub(in crate::recall) fn best_fit(
+        &self,
+        created: Millis,
+        named: impl Iterator<Item = Millis>,
+    ) -> Option<(f32, String)> {
+        match (self.fit(created), self.fit_named(named)) {
+            (Some(own), Some(told)) => Some(if told.0 > own.0 { told } else { own }),
+            (own, told) => own.or(told),
+        }
+    }
+
     /// Whether an item dated `created` lies within one of the ranges.
     fn within(&self, created: Millis) -> bool {
         day_of(created).is_some_and(|day| self.0.iter().any(|d| (d.first..=d.last).contains(&day)))
@@ -233,11 +261,6 @@ fn event_span(
     (spread <= EVENT_DAYS).then_some((told, start, end))
 }
 
-/// Whether a date expression writes its year (four digits in a row).
-fn names_year(phrase: &str) -> bool {
-    phrase.as_bytes().windows(4).any(|w| w.iter().all(u8::is_ascii_digit))
-}
-
 /// How a chunk tells when an event ran, best first: a note that gives its first and last day ("out on
 /// 2026-04-14, back on 2026-04-19") over one that names a single day, over a dated note that only
 /// mentions it.
@@ -314,7 +337,8 @@ impl Recaller {
         }
     }
 
-    /// The first `n` chunks in scope (by chunk-id key) dated within `dates`.
+    /// The first `n` chunks in scope (by chunk-id key) dated within `dates`, or naming a day within
+    /// them.
     fn dated(
         &self,
         searcher: &Searcher,
@@ -331,19 +355,29 @@ impl Recaller {
             }
             let ff = reader.fast_fields();
             let created = ff.i64(F_CREATED_AT).map_err(Error::engine("read fast field"))?;
-            if created.max_value() < from || created.min_value() > to {
+            let named = ff.i64(F_MENTIONS).map_err(Error::engine("read fast field"))?;
+            let dated_in = created.max_value() >= from && created.min_value() <= to;
+            let named_in = named.num_docs() > 0 && named.max_value() >= from && named.min_value() <= to;
+            if !dated_in && !named_in {
                 continue;
             }
             let order = ff.u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
             for doc in reader.doc_ids_alive() {
-                let Some(at) = created.first(doc) else { continue };
-                if at < from || at > to || !seg.admits(doc) {
+                let own = created.first(doc).filter(|&at| at >= from && at <= to && dates.within(at));
+                let told =
+                    named_in && named.values_for_doc(doc).any(|d| d >= from && d <= to && dates.within(d));
+                if (own.is_none() && !told) || !seg.admits(doc) {
                     continue;
                 }
-                if !dates.within(at) {
+                let fit = own.and_then(|at| dates.fit(at)).map_or(0.0, |(f, _)| f);
+                let fit = if told {
+                    fit.max(dates.fit_named(named.values_for_doc(doc)).map_or(0.0, |(f, _)| f))
+                } else {
+                    fit
+                };
+                if fit <= 0.0 {
                     continue;
                 }
-                let Some((fit, _)) = dates.fit(at) else { continue };
                 let key = order.first(doc).unwrap_or(0);
                 out.push(Scored { score: fit, key, addr: DocAddress::new(ord as u32, doc) });
             }
