@@ -26,7 +26,7 @@ pub enum Error {
         path: PathBuf,
     },
     /// The index was written by another schema version of Cairn (or its field layout differs).
-    #[error("recall index `{path}` has schema {found}, this build expects {expected}; rebuild the index")]
+    #[error("recall index `{path}` holds {found}, this build expects schema {expected}; rebuild the index")]
     SchemaMismatch {
         /// The index directory.
         path: PathBuf,
