@@ -53,7 +53,6 @@ pub(crate) enum Lex {
     Night,
     /// "morning", "afternoon", "evening".
     DayPart,
-    /// "ago", "back".
     Ago,
     Last,
     This,
@@ -199,8 +198,6 @@ static WORDS: &[(&str, Lex)] = {
         ("aug", Month { month: 8, full: false }),
         ("august", Month { month: 8, full: true }),
         ("autumn", Season(9)),
-        // "three weeks back".
-        ("back", Ago),
         ("bank", Bank),
         ("before", Before),
         ("beginning", Start),

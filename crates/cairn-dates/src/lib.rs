@@ -63,8 +63,7 @@
 //!   night`, `tomorrow`, `the day before yesterday`, `three days ago` (that day), `two weeks ago`
 //!   (that Monday–Sunday week), `a fortnight ago` (the week 14 days back), `a month ago` (that
 //!   month), `two years ago` (that year), `two weekends ago` (last weekend, a week earlier), `a few
-//!   days ago` and `several days ago` (six to two days back; "back" for "ago" too: `three weeks
-//!   back`), `a few weeks ago` (the Monday four
+//!   days ago` and `several days ago` (six to two days back), `a few weeks ago` (the Monday four
 //!   weeks back to the Sunday two weeks back), `the other day` (the seven days before), `the other
 //!   week` (the week before last), `last week` and `this week` (Monday–Sunday), `the week before
 //!   last`, `the Friday before last`, `the month before last`, `the year before last`, `last weekend` (the latest Saturday–Sunday that ended before
