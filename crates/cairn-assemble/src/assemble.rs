@@ -403,14 +403,22 @@ impl<'a> Assembler<'a> {
         (seg, n)
     }
 
+    /// Candidate `i`'s text as an entry shows it: tidied, from its start, or from the line nearest
+    /// the query (`why.focus`) when that line lies past the first half of what an L1 entry holds, so
+    /// a long note shows the fact that answers rather than its opening ("… Flu jab done, 7 October").
     fn tidied(&mut self, i: usize) -> &str {
         if self.cands[i].tidied.is_none() {
             let hit = self.cands[i].hit;
-            let window = text::prefix_chars(
-                &hit.text,
-                self.req.options.l1_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 16,
-            );
-            self.cands[i].tidied = Some(text::tidy(window, &hit.title));
+            let room = self.req.options.l1_cap.saturating_mul(CHARS_PER_CAP_TOKEN) + 16;
+            let from = hit.why.focus.filter(|&at| at >= room / 2 && hit.text.is_char_boundary(at));
+            let tidied = match from {
+                Some(at) => {
+                    let rest = text::tidy(text::prefix_chars(&hit.text[at..], room), &hit.title);
+                    if rest.is_empty() { rest } else { format!("… {rest}") }
+                }
+                None => text::tidy(text::prefix_chars(&hit.text, room), &hit.title),
+            };
+            self.cands[i].tidied = Some(tidied);
         }
         self.cands[i].tidied.as_deref().unwrap_or_default()
     }

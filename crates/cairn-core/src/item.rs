@@ -231,6 +231,11 @@ pub struct Why {
     /// How its date fits a date expression of the query (`2026-03-12 in 'mid-March'`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// Where in the text (a byte offset, at the start of a line) the line nearest the query in
+    /// meaning begins, when that is not the first line: a block that cannot show the whole text
+    /// shows it from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<usize>,
 }
 
 /// A retrieved chunk with everything needed to rank, explain and render it.

@@ -24,7 +24,7 @@ pub mod testing;
 
 pub use error::{Error, Result};
 pub use http::{HttpEmbedder, HttpEmbedderConfig};
-pub use lines::{ChunkText, ChunkVectors, blend_lines, embed_chunks, embed_lines};
+pub use lines::{ChunkText, ChunkVectors, blend_lines, embed_chunks, embed_lines, line_offsets};
 pub use local::{DEFAULT_BATCH_SIZE, LocalEmbedder};
 pub use models::{DEFAULT_MODEL, ModelInfo, default_model_dir, installed_models, model_dir, user_models_dir};
 pub use settings::{

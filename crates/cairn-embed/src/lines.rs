@@ -35,6 +35,21 @@ pub fn embed_lines(title: &str, text: &str) -> Vec<String> {
     lines.into_iter().map(|l| if title.is_empty() { l.to_owned() } else { format!("{title}: {l}") }).collect()
 }
 
+/// Where each of `text`'s [`embed_lines`] starts in it (bytes), in the same order: line `i`'s vector
+/// is the one made from the line at offset `i` (empty when the chunk has fewer than two such lines).
+pub fn line_offsets(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    for raw in text.split_inclusive('\n') {
+        let line = raw.trim().trim_start_matches(['-', '*', '+', '#', '>']).trim();
+        if line.chars().count() >= MIN_LINE_CHARS && out.len() < MAX_LINES {
+            out.push(at);
+        }
+        at += raw.len();
+    }
+    if out.len() < 2 { Vec::new() } else { out }
+}
+
 /// The vector of a chunk whose whole text embeds as `whole` and whose [`embed_lines`] embed as
 /// `lines`: `whole` plus the unit mean of `lines`, normalised (`whole` itself when there are no lines
 /// or they cancel out). Vectors of another length than `whole` are ignored.
@@ -128,6 +143,19 @@ fn norm(v: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_offsets_follow_the_lines_embedded() {
+        let text = "# Health\n\n- Allergic to penicillin.\n- ok\n- Flu jab done, 7 October 2024.\n";
+        let offsets = line_offsets(text);
+        let lines = embed_lines("", text);
+        assert_eq!(offsets.len(), lines.len());
+        for (o, l) in offsets.iter().zip(&lines) {
+            let raw = text[*o..].lines().next().unwrap();
+            assert!(raw.ends_with(l.as_str()), "{raw:?} / {l:?}");
+        }
+        assert!(line_offsets("one line only, long enough").is_empty());
+    }
 
     #[test]
     fn lines_of_a_list_note_carry_its_title_and_short_lines_are_left_out() {

@@ -927,3 +927,34 @@ proptest! {
         prop_assert_eq!(got, want.iter().map(String::as_str).collect::<Vec<_>>());
     }
 }
+
+#[test]
+fn a_hit_says_where_its_line_nearest_the_query_starts() {
+    let text = "- Allergic to penicillin, since childhood.\n- Dentist every six months at Kirkfield.\n- Flu jab done at the pharmacy, 7 October 2024.\n";
+    let items = vec![item("health", "p", Audience::Public, "", text, &[], 0)];
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &items);
+    w.commit(1).unwrap();
+    // The query (a text the table does not hold) is [1, 0]: each vector's first value is its cosine.
+    let unit = |cos: f32| vec![cos, (1.0 - cos * cos).sqrt()];
+    let lines: Vec<f32> = [0.2, 0.3, 0.9].into_iter().flat_map(unit).collect();
+    let mut vectors = cairn_vector::VectorIndex::new("table", 2, Default::default());
+    let id = Chunk::make_id("health", 0);
+    vectors.upsert_with_lines(&id, "health", "p", Audience::Public, &unit(0.5), &lines).unwrap();
+    vectors.maintain();
+    let lane = cairn_recall::VectorLane::new(
+        std::sync::Arc::new(Table(Vec::new())),
+        std::sync::Arc::new(std::sync::RwLock::new(vectors)),
+    );
+    let settings = RecallSettings { floor: 0.0, ..Default::default() };
+    let r = Recaller::new(&index, settings).unwrap().with_vectors(Some(lane));
+    let res = ask(&r, "when was my influenza vaccination?", Scope::owner(None), 3);
+    let hit = res.hits.iter().find(|h| h.item_id == "health").expect("found by meaning");
+    assert_eq!(hit.why.focus, text.find("- Flu jab"), "{:?}", hit.why);
+    // Without vectors there is no nearest line.
+    let plain = Recaller::new(&index, RecallSettings { floor: 0.0, ..Default::default() }).unwrap();
+    let res = ask(&plain, "pharmacy flu jab", Scope::owner(None), 3);
+    assert_eq!(res.hits[0].why.focus, None);
+}

@@ -476,6 +476,24 @@ impl VectorIndex {
             .reduce(f32::max)
     }
 
+    /// Which of a live chunk's lines is nearest `query` (its position among the chunk's lines) and
+    /// its cosine similarity, as [`VectorIndex::best_line`] measures it.
+    pub fn nearest_line(&self, chunk_id: &str, query: &[f32]) -> Option<(usize, f32)> {
+        if query.len() != self.dim {
+            return None;
+        }
+        let &row = self.by_chunk.get(chunk_id)?;
+        let (first, n) = self.line_spans[row as usize];
+        (first..first + n)
+            .map(|l| {
+                let l = l as usize;
+                let codes = &self.line_codes[l * self.dim..(l + 1) * self.dim];
+                let d: f32 = query.iter().zip(codes).map(|(q, &c)| q * f32::from(c)).sum();
+                (l - first as usize, d * self.line_scales[l])
+            })
+            .reduce(|a, b| if b.1 > a.1 { b } else { a })
+    }
+
     /// Whether a live chunk has line vectors (a chunk of several lines).
     pub fn has_lines(&self, chunk_id: &str) -> bool {
         self.by_chunk.get(chunk_id).is_some_and(|&row| self.line_spans[row as usize].1 > 0)

@@ -310,3 +310,36 @@ fn receipt_entries_carry_their_lane_parts_redacted_or_not() {
         assert!(other.get("parts").is_none(), "{other}");
     }
 }
+
+/// A long health note whose answering line is near its end.
+fn long_note() -> String {
+    let mut text = String::from("# Health\n\n");
+    for i in 0..12 {
+        text.push_str(&format!(
+            "- Wrist exercises, set {i}: curls with a 1kg tin, three times fifteen, every evening.\n"
+        ));
+    }
+    text.push_str("- Flu jab done at the pharmacy, 7 October 2024.\n- Blood type O negative.\n");
+    text
+}
+
+#[test]
+fn a_long_note_shows_the_line_nearest_the_query() {
+    let text = long_note();
+    let at = text.find("- Flu jab").unwrap();
+    let mut req = request(4000);
+    req.recent.clear();
+    req.topic = vec![with(hit("health", "Health", &text), |h| h.why.focus = Some(at))];
+    let a = run(&req);
+    assert!(a.block.contains("… Flu jab done at the pharmacy, 7 October 2024."), "{}", a.block);
+    assert!(!a.block.contains("set 0"), "{}", a.block);
+    // Without a focus (no model, or the first line is nearest) the note shows from its start.
+    req.topic = vec![hit("health", "Health", &text)];
+    let a = run(&req);
+    assert!(a.block.contains("set 0") && !a.block.contains("Flu jab"), "{}", a.block);
+    // A focus the entry would show anyway keeps the opening.
+    let near = text.find("- Wrist exercises, set 1").unwrap();
+    req.topic = vec![with(hit("health", "Health", &text), |h| h.why.focus = Some(near))];
+    let a = run(&req);
+    assert!(a.block.contains("set 0"), "{}", a.block);
+}

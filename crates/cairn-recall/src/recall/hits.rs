@@ -134,6 +134,18 @@ impl Recaller {
         }
         Ok(found)
     }
+    /// Sets `why.focus` of each hit whose nearest line to the query (`query_vec`, when the vector
+    /// lane ran) is not its first: where that line starts in its text, for a block that shows part
+    /// of it.
+    pub(super) fn focus(&self, hits: &mut [Hit], query_vec: Option<&[f32]>) {
+        let (Some(qv), Some(v)) = (query_vec, &self.vectors) else { return };
+        let Ok(index) = v.index.read() else { return };
+        for hit in hits {
+            let Some((line, _)) = index.nearest_line(&hit.chunk_id, qv) else { continue };
+            let offsets = cairn_embed::line_offsets(&hit.text);
+            hit.why.focus = offsets.get(line).copied().filter(|&at| at > 0);
+        }
+    }
 }
 
 /// Sets the lanes of `why` that found `hit` (candidate `c`), its rank in each, and the query tags it

@@ -620,7 +620,8 @@ impl Recaller {
         let weights = weights.unwrap_or_else(|| QueryWeights::uniform(&q.text));
         let fused = self.cut_to_k(&searcher, fused, q.k, reader.stores());
         let hits = self.read_hits(&mut found, fused, &reader, &query_tags, &recent);
-        let hits = self.best_explained(&searcher, hits, &terms, q.k, &matched, &mut found.warnings);
+        let mut hits = self.best_explained(&searcher, hits, &terms, q.k, &matched, &mut found.warnings);
+        self.focus(&mut hits, query_vec.as_deref());
         // Reports in the one documented order, whatever order the steps ran in.
         found.lanes.sort_by_key(|l| ALL_LANES.iter().position(|n| *n == l.name));
         RecallResult {
