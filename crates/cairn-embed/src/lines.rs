@@ -23,31 +23,33 @@ const MAX_LINES: usize = 48;
 /// when the chunk has fewer than two such lines (its whole text says it all).
 pub fn embed_lines(title: &str, text: &str) -> Vec<String> {
     let title = title.trim();
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|l| l.trim().trim_start_matches(['-', '*', '+', '#', '>']).trim())
-        .filter(|l| l.chars().count() >= MIN_LINE_CHARS)
-        .take(MAX_LINES)
-        .collect();
-    if lines.len() < 2 {
-        return Vec::new();
-    }
-    lines.into_iter().map(|l| if title.is_empty() { l.to_owned() } else { format!("{title}: {l}") }).collect()
+    kept_lines(text)
+        .into_iter()
+        .map(|(_, l)| if title.is_empty() { l.to_owned() } else { format!("{title}: {l}") })
+        .collect()
 }
 
 /// Where each of `text`'s [`embed_lines`] starts in it (bytes), in the same order: line `i`'s vector
 /// is the one made from the line at offset `i` (empty when the chunk has fewer than two such lines).
 pub fn line_offsets(text: &str) -> Vec<usize> {
-    let mut out = Vec::new();
+    kept_lines(text).into_iter().map(|(at, _)| at).collect()
+}
+
+/// The lines of `text` that carry a fact, each with where its raw line starts (bytes) and without
+/// its list marker or heading marks; none when fewer than two do.
+fn kept_lines(text: &str) -> Vec<(usize, &str)> {
     let mut at = 0usize;
-    for raw in text.split_inclusive('\n') {
-        let line = raw.trim().trim_start_matches(['-', '*', '+', '#', '>']).trim();
-        if line.chars().count() >= MIN_LINE_CHARS && out.len() < MAX_LINES {
-            out.push(at);
-        }
-        at += raw.len();
-    }
-    if out.len() < 2 { Vec::new() } else { out }
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .map(|raw| {
+            let start = at;
+            at += raw.len();
+            (start, raw.trim().trim_start_matches(['-', '*', '+', '#', '>']).trim())
+        })
+        .filter(|(_, l)| l.chars().count() >= MIN_LINE_CHARS)
+        .take(MAX_LINES)
+        .collect();
+    if lines.len() < 2 { Vec::new() } else { lines }
 }
 
 /// The vector of a chunk whose whole text embeds as `whole` and whose [`embed_lines`] embed as

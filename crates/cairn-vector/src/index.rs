@@ -461,19 +461,7 @@ impl VectorIndex {
     /// chunk is not in the index or was embedded whole only). Lines are kept as int8 codes, so this
     /// is within about 1 % of the exact cosine.
     pub fn best_line(&self, chunk_id: &str, query: &[f32]) -> Option<f32> {
-        if query.len() != self.dim {
-            return None;
-        }
-        let &row = self.by_chunk.get(chunk_id)?;
-        let (first, n) = self.line_spans[row as usize];
-        (first..first + n)
-            .map(|l| {
-                let l = l as usize;
-                let codes = &self.line_codes[l * self.dim..(l + 1) * self.dim];
-                let d: f32 = query.iter().zip(codes).map(|(q, &c)| q * f32::from(c)).sum();
-                d * self.line_scales[l]
-            })
-            .reduce(f32::max)
+        self.nearest_line(chunk_id, query).map(|(_, cosine)| cosine)
     }
 
     /// Which of a live chunk's lines is nearest `query` (its position among the chunk's lines) and

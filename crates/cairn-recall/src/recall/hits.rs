@@ -134,6 +134,7 @@ impl Recaller {
         }
         Ok(found)
     }
+
     /// Sets `why.focus` of each hit whose nearest line to the query (`query_vec`, when the vector
     /// lane ran) is not its first: where that line starts in its text, for a block that shows part
     /// of it.

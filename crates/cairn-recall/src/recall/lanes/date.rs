@@ -363,19 +363,17 @@ impl Recaller {
             }
             let order = ff.u64(F_ORDER_KEY).map_err(Error::engine("read fast field"))?;
             for doc in reader.doc_ids_alive() {
-                let own = created.first(doc).filter(|&at| at >= from && at <= to && dates.within(at));
-                let told =
-                    named_in && named.values_for_doc(doc).any(|d| d >= from && d <= to && dates.within(d));
-                if (own.is_none() && !told) || !seg.admits(doc) {
-                    continue;
-                }
-                let fit = own.and_then(|at| dates.fit(at)).map_or(0.0, |(f, _)| f);
-                let fit = if told {
-                    fit.max(dates.fit_named(named.values_for_doc(doc)).map_or(0.0, |(f, _)| f))
+                let own = created
+                    .first(doc)
+                    .filter(|&at| dated_in && at >= from && at <= to && dates.within(at))
+                    .and_then(|at| dates.fit(at));
+                let told = if named_in {
+                    dates.fit_named(named.values_for_doc(doc).filter(|&d| dates.within(d)))
                 } else {
-                    fit
+                    None
                 };
-                if fit <= 0.0 {
+                let fit = own.into_iter().chain(told).map(|(f, _)| f).fold(0.0, f32::max);
+                if fit <= 0.0 || !seg.admits(doc) {
                     continue;
                 }
                 let key = order.first(doc).unwrap_or(0);
