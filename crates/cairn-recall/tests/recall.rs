@@ -701,6 +701,60 @@ fn fusion_keeps_the_exact_lexical_match_first() {
 }
 
 #[test]
+fn a_paraphrase_is_not_outranked_by_a_note_sharing_one_incidental_word() {
+    // A answers the query in other words and is nearest in meaning; B shares one of its four words
+    // and is fairly near; C, D and E each hold one other word and are far. Every match of the lexical
+    // lane covers a quarter of the query, yet min-max normalisation gives the best of them (B) a full
+    // lexical part.
+    let texts = [
+        ("a", "Priya takes Bess out, Monday to Friday at seven.", 0.6),
+        ("b", "Mornings are for coffee.", 0.36),
+        ("c", "The greyhound track in town closed years ago, they say.", 0.2),
+        ("d", "Our walker group meets at the church hall on Sundays.", 0.2),
+        ("e", "Weekday parking near the office costs six pounds a day.", 0.2),
+    ];
+    let items: Vec<Item> =
+        texts.iter().map(|(id, text, _)| item(id, "p", Audience::Public, "", text, &[], 0)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let index = RecallIndex::open_or_create(dir.path()).unwrap();
+    let mut w = index.writer().unwrap();
+    put(&mut w, &items);
+    w.commit(1).unwrap();
+    let table = Table(texts.iter().map(|(_, text, cos)| (*text, *cos)).collect());
+    let mut vectors = cairn_vector::VectorIndex::new("table", 2, Default::default());
+    for it in &items {
+        let v = cairn_embed::Embedder::embed(&table, &[it.text.as_str()], cairn_embed::EmbedKind::Document)
+            .unwrap()
+            .remove(0);
+        // Each note has a line vector (as a note of several lines does), as near as the note.
+        vectors.upsert_with_lines(&Chunk::make_id(&it.id, 0), &it.id, "p", Audience::Public, &v, &v).unwrap();
+    }
+    vectors.maintain();
+    let lane = cairn_recall::VectorLane::new(
+        std::sync::Arc::new(table),
+        std::sync::Arc::new(std::sync::RwLock::new(vectors)),
+    );
+    // The table's general prompts are as near every query as can be: no floor here.
+    let settings = |full: f32| {
+        let mut s =
+            RecallSettings { floor: 0.0, ..Default::default() }.only_lanes(&[lane::LEXICAL, lane::VECTOR]);
+        s.calibration.lexical_full_coverage = full;
+        s
+    };
+    let query = "greyhound walker weekday mornings";
+    let first = |full: f32| {
+        let r = Recaller::new(&index, settings(full)).unwrap().with_vectors(Some(lane.clone()));
+        let res = ask(&r, query, Scope::owner(None), 3);
+        (ids(&res)[0].to_owned(), res.hits.iter().map(|h| (h.item_id.clone(), h.score)).collect::<Vec<_>>())
+    };
+    let (best, hits) = first(RecallSettings::default().calibration.lexical_full_coverage);
+    assert_eq!(best, "a", "{hits:?}");
+    // With the lexical lane at its whole weight whatever it covers, the incidental word wins.
+    let (best, hits) = first(0.0);
+    assert_eq!(best, "b", "{hits:?}");
+}
+
+#[test]
 fn empty_and_stop_word_queries_return_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let r = build(dir.path(), &corpus());

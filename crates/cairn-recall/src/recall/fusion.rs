@@ -212,7 +212,8 @@ impl Recaller {
         let personal = personal && !sims.is_empty();
         let lexical_weight = s.weights.lexical
             * found.term_idf.as_ref().map_or(1.0, visible_share).sqrt()
-            * if personal { s.personal_lexical.max(0.0) } else { 1.0 };
+            * if personal { s.personal_lexical.max(0.0) } else { 1.0 }
+            * if sims.is_empty() { 1.0 } else { lexical_confidence(covered.values().copied(), cal) };
         for (addr, c) in cands {
             let mut parts = BTreeMap::new();
             let lex = c.lexical.map(|(sc, _)| {
@@ -499,6 +500,22 @@ pub(super) fn lined_lexical_gate(cosine: Option<f32>, share: f32, cal: &Calibrat
     meaning.max(share).clamp(0.0, 1.0)
 }
 
+/// How far the lexical lane is trusted in fusion with a model, from `coverage` (the coverage of the
+/// query by each lexical match in a note of several lines, [`Similarities::covered`]): the square
+/// root of the best one's share of [`Calibration::lexical_full_coverage`], at most 1 (1 when that is
+/// 0, or when no such match was measured). Min-max normalisation gives the lane's best match a full
+/// part however little of the query it holds; a paraphrase shares only incidental words with any
+/// note ("cost" and "month" of "who leads my jogging group, and what does it cost per month?"), so
+/// its lexical lane would stretch a note about the household budget to the same part as a note
+/// holding every word of a question asked in the note's own words.
+pub(super) fn lexical_confidence(coverage: impl Iterator<Item = f32>, cal: &Calibration) -> f32 {
+    let full = cal.lexical_full_coverage;
+    match coverage.reduce(f32::max) {
+        Some(best) if full > 0.0 => (best.max(0.0) / full).min(1.0).sqrt(),
+        _ => 1.0,
+    }
+}
+
 /// The share of the query's idf weight carried by words that occur somewhere in scope: the lexical
 /// lane sees only that part of the query, so its weight in fusion shrinks with it (by its square root:
 /// a paraphrase whose salient words memory never uses leans on its meaning more than on the one common
@@ -637,5 +654,20 @@ mod tests {
         assert_eq!(lined_lexical_gate(None, 2.5, &cal), 1.0);
         // Off: unchanged.
         assert_eq!(lined_lexical_gate(Some(0.2), 0.0, &Calibration { lined_lexical_gate: 0.0, ..cal }), 1.0);
+    }
+
+    #[test]
+    fn the_lexical_lane_counts_as_far_as_its_best_match_covers_the_query() {
+        let cal = Calibration::default();
+        // Half the query covered (the default) or more: the whole weight.
+        assert_eq!(lexical_confidence([0.1, 0.5].into_iter(), &cal), 1.0);
+        assert_eq!(lexical_confidence([0.9].into_iter(), &cal), 1.0);
+        // One incidental word of five: the square root of 0.2 / 0.5.
+        assert!((lexical_confidence([0.2, 0.1].into_iter(), &cal) - 0.4f32.sqrt()).abs() < 1e-6);
+        assert_eq!(lexical_confidence([0.0].into_iter(), &cal), 0.0);
+        // Nothing measured, or off: unchanged.
+        assert_eq!(lexical_confidence(std::iter::empty(), &cal), 1.0);
+        let off = Calibration { lexical_full_coverage: 0.0, ..cal };
+        assert_eq!(lexical_confidence([0.1].into_iter(), &off), 1.0);
     }
 }

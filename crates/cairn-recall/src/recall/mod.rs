@@ -181,6 +181,12 @@ pub struct Calibration {
     /// names (an error code whose meaning the model does not know) keeps its part. 0: off. One-line
     /// chunks (conversation turns) keep their min-max part.
     pub lined_lexical_gate: f32,
+    /// With [`Fusion::Weighted`] and a model, the coverage of the query by the lexical lane's best
+    /// match in a chunk of several lines at which the lane has its whole weight; below it, the lane's
+    /// weight falls as the square root of that coverage's share of this: a paraphrase shares only
+    /// incidental words with any note, and min-max normalisation would give a match of one of them a
+    /// full lexical part. 0: off.
+    pub lexical_full_coverage: f32,
     /// A query whose nearest line of memory leads the general prompts by more than this margin is
     /// about memory as far as that lead, less the margin, says on the affinity scale: a question
     /// about one fact of a long note ("which antibiotic am I allergic to?" for a line saying
@@ -210,6 +216,7 @@ impl Default for Calibration {
             strong_words: 0.75,
             line_weight: 1.0,
             lined_lexical_gate: 1.0,
+            lexical_full_coverage: 0.5,
             line_lead_margin: 0.2,
             personal_line_margin: 0.1,
             form_weight: 0.5,
