@@ -660,16 +660,12 @@ impl cairn_embed::Embedder for Table {
     }
 }
 
-#[test]
-fn fusion_keeps_the_exact_lexical_match_first() {
-    // A holds every query word and is close in meaning; B and D are closer paraphrases (B shares one
-    // weak word); C shares a word and little meaning. The vector pool holds only B and D.
-    let texts = [
-        ("a", "The GRIB parser crash: a truncated weather file.", 0.85),
-        ("b", "Why the data reader fell over, a short report.", 0.9),
-        ("d", "What made the forecast loader stop working.", 0.88),
-        ("c", "A report on the quarterly budget.", 0.3),
-    ];
+/// An index of public notes `(id, text, cosine to every query)` and a vector lane over them whose
+/// [`Table`] embeds each text at its cosine; with `lined`, each note also has one line vector, its own.
+fn tabled(
+    texts: &[(&'static str, &'static str, f32)],
+    lined: bool,
+) -> (tempfile::TempDir, RecallIndex, cairn_recall::VectorLane) {
     let items: Vec<Item> =
         texts.iter().map(|(id, text, _)| item(id, "p", Audience::Public, "", text, &[], 0)).collect();
     let dir = tempfile::tempdir().unwrap();
@@ -683,13 +679,32 @@ fn fusion_keeps_the_exact_lexical_match_first() {
         let v = cairn_embed::Embedder::embed(&table, &[it.text.as_str()], cairn_embed::EmbedKind::Document)
             .unwrap()
             .remove(0);
-        vectors.upsert(&Chunk::make_id(&it.id, 0), &it.id, "p", Audience::Public, &v).unwrap();
+        let id = Chunk::make_id(&it.id, 0);
+        if lined {
+            vectors.upsert_with_lines(&id, &it.id, "p", Audience::Public, &v, &v).unwrap();
+        } else {
+            vectors.upsert(&id, &it.id, "p", Audience::Public, &v).unwrap();
+        }
     }
     vectors.maintain();
     let lane = cairn_recall::VectorLane::new(
         std::sync::Arc::new(table),
         std::sync::Arc::new(std::sync::RwLock::new(vectors)),
     );
+    (dir, index, lane)
+}
+
+#[test]
+fn fusion_keeps_the_exact_lexical_match_first() {
+    // A holds every query word and is close in meaning; B and D are closer paraphrases (B shares one
+    // weak word); C shares a word and little meaning. The vector pool holds only B and D.
+    let texts = [
+        ("a", "The GRIB parser crash: a truncated weather file.", 0.85),
+        ("b", "Why the data reader fell over, a short report.", 0.9),
+        ("d", "What made the forecast loader stop working.", 0.88),
+        ("c", "A report on the quarterly budget.", 0.3),
+    ];
+    let (_dir, index, lane) = tabled(&texts, false);
     let settings = RecallSettings { vector_pool: 2, pool: 2, ..Default::default() }
         .only_lanes(&[lane::LEXICAL, lane::VECTOR]);
     let r = Recaller::new(&index, settings).unwrap().with_vectors(Some(lane));
@@ -713,27 +728,8 @@ fn a_paraphrase_is_not_outranked_by_a_note_sharing_one_incidental_word() {
         ("d", "Our walker group meets at the church hall on Sundays.", 0.2),
         ("e", "Weekday parking near the office costs six pounds a day.", 0.2),
     ];
-    let items: Vec<Item> =
-        texts.iter().map(|(id, text, _)| item(id, "p", Audience::Public, "", text, &[], 0)).collect();
-    let dir = tempfile::tempdir().unwrap();
-    let index = RecallIndex::open_or_create(dir.path()).unwrap();
-    let mut w = index.writer().unwrap();
-    put(&mut w, &items);
-    w.commit(1).unwrap();
-    let table = Table(texts.iter().map(|(_, text, cos)| (*text, *cos)).collect());
-    let mut vectors = cairn_vector::VectorIndex::new("table", 2, Default::default());
-    for it in &items {
-        let v = cairn_embed::Embedder::embed(&table, &[it.text.as_str()], cairn_embed::EmbedKind::Document)
-            .unwrap()
-            .remove(0);
-        // Each note has a line vector (as a note of several lines does), as near as the note.
-        vectors.upsert_with_lines(&Chunk::make_id(&it.id, 0), &it.id, "p", Audience::Public, &v, &v).unwrap();
-    }
-    vectors.maintain();
-    let lane = cairn_recall::VectorLane::new(
-        std::sync::Arc::new(table),
-        std::sync::Arc::new(std::sync::RwLock::new(vectors)),
-    );
+    // Each note has a line vector (as a note of several lines does), as near as the note.
+    let (_dir, index, lane) = tabled(&texts, true);
     // The table's general prompts are as near every query as can be: no floor here.
     let settings = |full: f32| {
         let mut s =
