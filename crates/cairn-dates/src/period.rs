@@ -7,7 +7,7 @@ use jiff::civil::{Date, Weekday};
 
 use crate::calendar::{self, Days};
 use crate::lexicon::{Lex, Unit};
-use crate::scan::{Hit, Scanner};
+use crate::scan::{Hit, Scanner, longest};
 
 /// A month or a year, as written. A month without a year takes the latest year in which the range
 /// it ends up naming (the whole month, or the part a qualifier cuts) starts on or before the
@@ -302,6 +302,29 @@ impl Scanner<'_> {
             .or_else(|| self.season_ref(i, false))
             .or_else(|| self.year_ref(i, false))?;
         Some(Hit::new(end, self.cut(period, Cut::Whole)?))
+    }
+
+    /// A year, then a part of it: "last year in March", "last year, during the summer", "this year
+    /// in early May", "2024 in mid-March", "next year over Easter". The part is resolved in that year
+    /// (its latest occurrence up to the year's last day), so the prompt names one range, not the
+    /// year and a month of the reference day's year. A part naming a year of its own ("last year in
+    /// March 2024") is not one.
+    pub(crate) fn year_then(&self, i: usize) -> Option<Hit> {
+        let (Period::Year(year), k) = self.year_ref(i, false)? else { return None };
+        let j = k + usize::from(self.punct(k, b','));
+        if !matches!(self.lex(j), Lex::In | Lex::During | Lex::Throughout | Lex::Over | Lex::At) {
+            return None;
+        }
+        let within = self.looking_back_from(Date::new(year, 12, 31).ok()?);
+        let part = longest([
+            within.qualified(j + 1),
+            within.period(j + 1),
+            within.holiday(j + 1),
+            within.day_month(j + 1),
+            within.the_nth(j + 1),
+        ])?;
+        let days = part.days?;
+        (days.0.year() == year).then(|| Hit::new(part.end, days))
     }
 
     /// "Q1 2026", "2026 Q1", "Q3" and "the third quarter" (the latest third quarter that started on or

@@ -77,7 +77,7 @@ pub(crate) fn scan(
 }
 
 /// Keeps the longest of several candidate matches (the first among equals).
-fn longest(candidates: impl IntoIterator<Item = Option<Hit>>) -> Option<Hit> {
+pub(crate) fn longest(candidates: impl IntoIterator<Item = Option<Hit>>) -> Option<Hit> {
     candidates.into_iter().flatten().fold(None, |best: Option<Hit>, h| match best {
         Some(b) if b.end >= h.end => Some(b),
         _ => Some(h),
@@ -102,6 +102,7 @@ impl Scanner<'_> {
             self.relative(i),
             self.qualified(i),
             self.period(i),
+            self.year_then(i),
             self.the_nth(i),
             self.anchored(i),
             self.iso_week(i),
@@ -121,6 +122,12 @@ impl Scanner<'_> {
     /// The same prompt, resolved against another reference day.
     pub(crate) fn with_reference(&self, reference: Date) -> Scanner<'_> {
         Scanner { reference, ..*self }
+    }
+
+    /// The same prompt, resolved against another reference day as a prompt about the past: a date
+    /// without a year is its latest occurrence up to that day.
+    pub(crate) fn looking_back_from(&self, reference: Date) -> Scanner<'_> {
+        Scanner { reference, ahead: false, ..*self }
     }
 
     /// The occurrence of a yearly range (`of_year` builds it for a year) that a date without a year

@@ -748,6 +748,23 @@ fn months_seasons_and_holidays_with_a_relative_year() {
             ("December last year", "December last year", "2024-12-01", "2024-12-31"),
         ],
     );
+    // The year first, then what in it: one range, not the year and a month of another.
+    table(
+        REF,
+        BOTH,
+        &[
+            ("what did I do last year in March?", "last year in March", "2025-03-01", "2025-03-31"),
+            ("last year, during the summer", "last year, during the summer", "2025-06-01", "2025-08-31"),
+            ("last year at Christmas", "last year at Christmas", "2025-12-25", "2025-12-25"),
+            ("this year in early May", "this year in early May", "2026-05-01", "2026-05-10"),
+            ("in 2024 in mid-March", "2024 in mid-March", "2024-03-11", "2024-03-20"),
+            ("next year over Easter", "next year over Easter", "2027-03-28", "2027-03-28"),
+        ],
+    );
+    let spans = |p| found(p, REF, BOTH).into_iter().map(|f| f.0).collect::<Vec<_>>();
+    // A month of another year is its own range; a prompt about the future does not move the year.
+    assert_eq!(spans("last year in March 2024"), ["last year", "March 2024"]);
+    assert_eq!(spans("what will we do next year in August?"), ["next year in August"]);
     // A verb before "last year" stays a verb: only "last year" is read.
     let year = |p| found(p, REF, BOTH).into_iter().map(|f| f.0).collect::<Vec<_>>();
     assert_eq!(year("it may last year after year"), ["last year"]);
