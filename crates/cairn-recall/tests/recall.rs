@@ -723,7 +723,7 @@ fn a_paraphrase_is_not_outranked_by_a_note_sharing_one_incidental_word() {
     // lexical part.
     let texts = [
         ("a", "Priya takes Bess out, Monday to Friday at seven.", 0.6),
-        ("b", "Mornings are for coffee.", 0.36),
+        ("b", "Sunrises are for coffee.", 0.36),
         ("c", "The greyhound track in town closed years ago, they say.", 0.2),
         ("d", "Our walker group meets at the church hall on Sundays.", 0.2),
         ("e", "Weekday parking near the office costs six pounds a day.", 0.2),
@@ -737,7 +737,7 @@ fn a_paraphrase_is_not_outranked_by_a_note_sharing_one_incidental_word() {
         s.calibration.lexical_full_coverage = full;
         s
     };
-    let query = "greyhound walker weekday mornings";
+    let query = "greyhound walker weekday sunrise";
     let first = |full: f32| {
         let r = Recaller::new(&index, settings(full)).unwrap().with_vectors(Some(lane.clone()));
         let res = ask(&r, query, Scope::owner(None), 3);
@@ -748,6 +748,28 @@ fn a_paraphrase_is_not_outranked_by_a_note_sharing_one_incidental_word() {
     // With the lexical lane at its whole weight whatever it covers, the incidental word wins.
     let (best, hits) = first(0.0);
     assert_eq!(best, "b", "{hits:?}");
+}
+
+#[test]
+fn a_note_holding_only_the_questions_framing_words_gets_no_lexical_part() {
+    // A answers the query in other words and is nearest in meaning; B holds only "up", a word that
+    // frames a question ("catch up", "fix up") and weighs nothing in its coverage, and is fairly near;
+    // C and D each hold one word the question is about and are far.
+    let texts = [
+        ("a", "Dale the roofer clears and seals the drainpipes every spring.", 0.6),
+        ("b", "Up early, the usual.", 0.45),
+        ("c", "The patch of garden by the shed is overgrown again this year.", 0.2),
+        ("d", "Gutter guards are on sale at the hardware shop in town, says Jo.", 0.2),
+    ];
+    let (_dir, index, lane) = tabled(&texts, true);
+    let settings =
+        RecallSettings { floor: 0.0, ..Default::default() }.only_lanes(&[lane::LEXICAL, lane::VECTOR]);
+    let r = Recaller::new(&index, settings).unwrap().with_vectors(Some(lane.clone()));
+    let res = ask(&r, "who can patch up the leaky gutter", Scope::owner(None), 3);
+    let hits: Vec<_> = res.hits.iter().map(|h| (h.item_id.clone(), h.score, h.parts.clone())).collect();
+    assert_eq!(ids(&res)[0], "a", "{hits:?}");
+    let b = res.hits.iter().find(|h| h.item_id == "b").expect("b is a candidate");
+    assert!(!b.parts.contains_key(lane::LEXICAL) || b.parts[lane::LEXICAL] == 0.0, "{hits:?}");
 }
 
 #[test]

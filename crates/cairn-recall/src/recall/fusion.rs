@@ -223,11 +223,7 @@ impl Recaller {
                     _ => 1.0,
                 };
                 if lined.contains(addr) {
-                    part * lined_lexical_gate(
-                        sims.get(addr).copied(),
-                        covered.get(addr).copied().unwrap_or(0.0),
-                        cal,
-                    )
+                    part * lined_lexical_gate(sims.get(addr).copied(), covered.get(addr).copied(), cal)
                 } else {
                     part
                 }
@@ -488,16 +484,21 @@ pub(super) fn calibrated_lexical(bm25: f32, full_match: f32, cal: &Calibration) 
 }
 
 /// What a min-max lexical part counts for in a chunk of several lines whose similarity to the
-/// query is `cosine` and whose words cover `share` of the query ([`floor::coverage`]): its calibrated
-/// cosine to the power [`Calibration::lined_lexical_gate`], or `share` when that is more (a chunk
-/// holding what the question names, such as the line with the error code asked about, is a match
-/// however far its meaning), at most 1 (1 when the gate is 0).
-pub(super) fn lined_lexical_gate(cosine: Option<f32>, share: f32, cal: &Calibration) -> f32 {
+/// query is `cosine` and whose words cover `share` of the query ([`floor::coverage`], when it was
+/// measured): its calibrated cosine to the power [`Calibration::lined_lexical_gate`], or `share` when
+/// that is more (a chunk holding what the question names, such as the line with the error code asked
+/// about, is a match however far its meaning), at most 1 (1 when the gate is 0). A chunk whose
+/// matched words cover nothing holds only words that frame the question ("up" of "who can fix up
+/// the gutter?"), which weigh nothing in its coverage either: 0.
+pub(super) fn lined_lexical_gate(cosine: Option<f32>, share: Option<f32>, cal: &Calibration) -> f32 {
     if cal.lined_lexical_gate <= 0.0 {
         return 1.0;
     }
+    if share.is_some_and(|s| s <= 0.0) {
+        return 0.0;
+    }
     let meaning = cosine.map_or(0.0, |c| calibrated_cosine(c, cal).min(1.0).powf(cal.lined_lexical_gate));
-    meaning.max(share).clamp(0.0, 1.0)
+    meaning.max(share.unwrap_or(0.0)).clamp(0.0, 1.0)
 }
 
 /// How far the lexical lane is trusted in fusion with a model, from `coverage` (the coverage of the
@@ -645,15 +646,20 @@ mod tests {
     fn a_word_match_counts_as_far_as_the_note_is_near_the_question() {
         let cal = Calibration::default();
         // The calibrated cosine (0 at 0.1, 1 at 0.5), at most 1; nothing without a similarity.
-        assert!((lined_lexical_gate(Some(0.3), 0.1, &cal) - 0.5).abs() < 1e-6);
-        assert_eq!(lined_lexical_gate(Some(0.7), 0.1, &cal), 1.0);
-        assert_eq!(lined_lexical_gate(Some(0.05), 0.0, &cal), 0.0);
-        assert_eq!(lined_lexical_gate(None, 0.0, &cal), 0.0);
+        assert!((lined_lexical_gate(Some(0.3), Some(0.1), &cal) - 0.5).abs() < 1e-6);
+        assert_eq!(lined_lexical_gate(Some(0.7), Some(0.1), &cal), 1.0);
+        assert_eq!(lined_lexical_gate(Some(0.05), None, &cal), 0.0);
+        assert_eq!(lined_lexical_gate(None, None, &cal), 0.0);
+        // Coverage not measured: the meaning alone.
+        assert!((lined_lexical_gate(Some(0.3), None, &cal) - 0.5).abs() < 1e-6);
+        // Only framing words matched (a coverage of 0): nothing, however near the note.
+        assert_eq!(lined_lexical_gate(Some(0.7), Some(0.0), &cal), 0.0);
         // A chunk holding most of the query counts whatever its meaning (an error code asked about).
-        assert!((lined_lexical_gate(Some(0.05), 0.8, &cal) - 0.8).abs() < 1e-6);
-        assert_eq!(lined_lexical_gate(None, 2.5, &cal), 1.0);
+        assert!((lined_lexical_gate(Some(0.05), Some(0.8), &cal) - 0.8).abs() < 1e-6);
+        assert_eq!(lined_lexical_gate(None, Some(2.5), &cal), 1.0);
         // Off: unchanged.
-        assert_eq!(lined_lexical_gate(Some(0.2), 0.0, &Calibration { lined_lexical_gate: 0.0, ..cal }), 1.0);
+        let off = Calibration { lined_lexical_gate: 0.0, ..cal };
+        assert_eq!(lined_lexical_gate(Some(0.2), Some(0.0), &off), 1.0);
     }
 
     #[test]
