@@ -230,7 +230,7 @@ const FLOORS: &[Floors] = &[
     },
     Floors {
         set: "relevance-4",
-        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.68)],
+        hit: &[("lexical", 0.95), ("tag", 0.95), ("temporal", 0.95), ("multi", 0.95), ("paraphrase", 0.75)],
         offtopic: 0.97,
         paraphrase_empty: 0.2,
         no_model_offtopic: 0.94,
