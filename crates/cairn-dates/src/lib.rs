@@ -43,9 +43,10 @@
 //!   March`, `summer 2025`, `last summer`, `in the fall` (meteorological northern seasons: spring is
 //!   March–May, summer June–August, autumn or fall September–November, winter December–February,
 //!   named by the year it starts in; `this winter` is the one under way, else this year's, but in a
-//!   prompt about the past, "did", "was", one not yet begun is the one before), `March last year`, `last year in March` (and `this year in
-//!   early May`, `2024, during the summer`, `next year over Easter`: a part of the year named first), `summer of next year`, `in 2026`, `the year
-//!   2026`, `last year`, `this year`, `Q1 2026`, `Q3` and `the third quarter` (without a year, like a
+//!   prompt about the past, "did", "was", one not yet begun is the one before), `March last year`,
+//!   `last year in March` (and `this year in early May`, `2024, during the summer`, `next year over
+//!   Easter`: a part of the year named after it), `summer of next year`, `in 2026`, `the year 2026`,
+//!   `last year`, `this year`, `Q1 2026`, `Q3` and `the third quarter` (without a year, like a
 //!   month), `last quarter`. A four-digit number alone is not a year: it needs a word such as "in",
 //!   "during", "since", "of" before it (and then reads as a year only from 1900 to 2199).
 //! - **Parts of a period**: `early/mid/late March` (days 1–10, 11–20, 21–end; for a year
