@@ -3,7 +3,9 @@
 //! Request: `POST {base_url}/v1/embeddings` with `{"model": .., "input": [..]}`; response
 //! `{"data": [{"embedding": [..], "index": i}, ..]}`. Inputs are sent `batch_size` at a time, results
 //! are put back in input order by `index`, and every vector is L2-normalised here (servers differ on
-//! whether they do).
+//! whether they do). Asymmetric models (E5, BGE, nomic-embed-text) want queries and documents told
+//! apart by a prefix the server does not add: `query_prefix` and `document_prefix` are put before each
+//! text of their kind, and are part of the model id, so changing them re-makes the stored vectors.
 
 use std::time::Duration;
 
@@ -28,6 +30,10 @@ pub struct HttpEmbedderConfig {
     pub batch_size: usize,
     /// Expected vector length; probed with one request when `None`.
     pub dim: Option<usize>,
+    /// Put before every query text ([`EmbedKind::Query`]), e.g. `"query: "` for E5 models.
+    pub query_prefix: String,
+    /// Put before every stored text ([`EmbedKind::Document`]), e.g. `"passage: "` for E5 models.
+    pub document_prefix: String,
 }
 
 /// Embeds through an OpenAI-compatible HTTP endpoint.
@@ -88,7 +94,7 @@ impl HttpEmbedder {
             .http_status_as_error(false)
             .build()
             .into();
-        let id = format!("http:{}", config.model);
+        let id = model_id(&config);
         let mut me = HttpEmbedder { dim: config.dim.unwrap_or(0), config, url, agent, id };
         if me.config.dim.is_none() {
             let probe = me.request(&["dimension probe"])?;
@@ -166,6 +172,21 @@ impl HttpEmbedder {
     }
 }
 
+/// `http:<model>`, and the prefixes' hash when there are any: vectors made with other prefixes are
+/// other vectors.
+fn model_id(config: &HttpEmbedderConfig) -> String {
+    if config.query_prefix.is_empty() && config.document_prefix.is_empty() {
+        return format!("http:{}", config.model);
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::new()
+        .chain_update(config.query_prefix.as_bytes())
+        .chain_update([0])
+        .chain_update(config.document_prefix.as_bytes())
+        .finalize();
+    format!("http:{}@{}", config.model, crate::install::hex(&digest[..4]))
+}
+
 fn excerpt(text: &str) -> String {
     let t = text.trim();
     match t.char_indices().nth(EXCERPT) {
@@ -183,7 +204,18 @@ impl Embedder for HttpEmbedder {
         self.dim
     }
 
-    fn embed(&self, texts: &[&str], _kind: EmbedKind) -> Result<Vec<Vec<f32>>> {
+    fn embed(&self, texts: &[&str], kind: EmbedKind) -> Result<Vec<Vec<f32>>> {
+        let prefix = match kind {
+            EmbedKind::Query => &self.config.query_prefix,
+            EmbedKind::Document => &self.config.document_prefix,
+        };
+        let prefixed: Vec<String>;
+        let texts: Vec<&str> = if prefix.is_empty() {
+            texts.to_vec()
+        } else {
+            prefixed = texts.iter().map(|t| format!("{prefix}{t}")).collect();
+            prefixed.iter().map(String::as_str).collect()
+        };
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(self.config.batch_size.max(1)) {
             out.extend(self.request(chunk)?);

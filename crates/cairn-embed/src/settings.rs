@@ -37,6 +37,10 @@ pub struct HttpSettings {
     pub batch_size: usize,
     /// Vector length, if known (otherwise probed).
     pub dim: Option<usize>,
+    /// Put before every query, for models that want one (`"query: "` for E5).
+    pub query_prefix: String,
+    /// Put before every stored text, for models that want one (`"passage: "` for E5).
+    pub document_prefix: String,
 }
 
 impl Default for HttpSettings {
@@ -48,6 +52,8 @@ impl Default for HttpSettings {
             timeout_ms: 30_000,
             batch_size: 64,
             dim: None,
+            query_prefix: String::new(),
+            document_prefix: String::new(),
         }
     }
 }
@@ -146,6 +152,8 @@ pub fn try_open(settings: &EmbedSettings, data_dir: &Path) -> Result<Option<Arc<
                 timeout: Duration::from_millis(h.timeout_ms),
                 batch_size: h.batch_size.max(1),
                 dim: h.dim,
+                query_prefix: h.query_prefix.clone(),
+                document_prefix: h.document_prefix.clone(),
             };
             Ok(Some(Arc::new(HttpEmbedder::new(cfg)?)))
         }

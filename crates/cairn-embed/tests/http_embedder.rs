@@ -19,6 +19,8 @@ fn config(server: &Server, batch_size: usize) -> HttpEmbedderConfig {
         timeout: Duration::from_secs(5),
         batch_size,
         dim: Some(32),
+        query_prefix: String::new(),
+        document_prefix: String::new(),
     }
 }
 
@@ -76,6 +78,33 @@ fn batches_requests_keeps_order_and_normalises() {
         assert_eq!(r.header("authorization"), Some("Bearer sekret"));
         assert_eq!(r.json()["model"], "tiny");
     }
+}
+
+#[test]
+fn prefixes_tell_queries_from_documents_and_name_the_vectors() {
+    let (_t, local, server) = model_server();
+    let plain = HttpEmbedder::new(config(&server, 8)).unwrap();
+    let cfg = HttpEmbedderConfig {
+        query_prefix: "query: ".into(),
+        document_prefix: "passage: ".into(),
+        ..config(&server, 8)
+    };
+    let http = HttpEmbedder::new(cfg.clone()).unwrap();
+    let q = http.embed(&["the cat"], EmbedKind::Query).unwrap();
+    let d = http.embed(&["the cat", "the dog"], EmbedKind::Document).unwrap();
+    let inputs: Vec<serde_json::Value> =
+        server.requests().iter().map(|r| r.json()["input"].clone()).collect();
+    assert_eq!(inputs, vec![json!(["query: the cat"]), json!(["passage: the cat", "passage: the dog"])]);
+    let want = local.embed(&["query: the cat"], EmbedKind::Query).unwrap();
+    assert!(q[0].iter().zip(unit(&want[0])).all(|(a, b)| (a - b).abs() < 1e-5), "the query's own vector");
+    assert_ne!(q[0], d[0], "a query and a document of the same words are embedded apart");
+    // Other prefixes make other vectors: the id says so, and stored vectors are re-made.
+    assert_eq!(plain.model_id(), "http:tiny");
+    assert!(http.model_id().starts_with("http:tiny@"), "{}", http.model_id());
+    assert_ne!(http.model_id(), plain.model_id());
+    let swapped =
+        HttpEmbedderConfig { query_prefix: "passage: ".into(), document_prefix: "query: ".into(), ..cfg };
+    assert_ne!(HttpEmbedder::new(swapped).unwrap().model_id(), http.model_id());
 }
 
 #[test]
@@ -156,6 +185,8 @@ fn an_unreachable_server_is_an_http_error() {
         timeout: Duration::from_secs(2),
         batch_size: 4,
         dim: None,
+        query_prefix: String::new(),
+        document_prefix: String::new(),
     };
     let e = HttpEmbedder::new(cfg).unwrap_err();
     assert!(matches!(e, Error::Http { .. }), "{e:?}");

@@ -43,10 +43,13 @@ pub fn engine_config(data: &Path) -> EngineConfig {
 }
 
 pub fn options() -> ServeSettings {
-    // Debug builds on a busy 2-core box: a generous turn timeout (one test sets a short one on purpose).
+    // Debug builds on a busy 2-core box: generous turn and request timeouts (one test sets a short
+    // turn timeout on purpose). A daemon's first search embeds the relevance floor's reference prompts
+    // into its fresh data directory, which alone can take more than the default 10 s there.
     ServeSettings {
         addr: "127.0.0.1:0".parse().unwrap(),
         turn_timeout_ms: 30_000,
+        request_timeout_ms: 60_000,
         ..ServeSettings::default()
     }
 }
