@@ -209,13 +209,9 @@ impl Embedder for HttpEmbedder {
             EmbedKind::Query => &self.config.query_prefix,
             EmbedKind::Document => &self.config.document_prefix,
         };
-        let prefixed: Vec<String>;
-        let texts: Vec<&str> = if prefix.is_empty() {
-            texts.to_vec()
-        } else {
-            prefixed = texts.iter().map(|t| format!("{prefix}{t}")).collect();
-            prefixed.iter().map(String::as_str).collect()
-        };
+        // A copy beside the request's own serialisation and round trip costs nothing worth a branch.
+        let prefixed: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
+        let texts: Vec<&str> = prefixed.iter().map(String::as_str).collect();
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(self.config.batch_size.max(1)) {
             out.extend(self.request(chunk)?);
